@@ -586,10 +586,10 @@ def measurements_convert(
     same = next((f for f in files if f.exists() and out.exists() and os.path.samefile(f, out)), None)  # hard links too
     if same is not None:  # --force would replace the benchmark output being converted
         raise RooflineError(f"--out: expected a file other than the results being converted, found {same} among them")
-    from roofline.measurements import _option_profile
+    from roofline.measurements import option_profile
 
-    _option_profile("--hardware", load_hardware, hardware, _dirs())  # the names must be profiles fit and accuracy load
-    _option_profile("--model", load_model, model, _dirs())
+    option_profile("--hardware", load_hardware, hardware, _dirs())  # the names must be profiles fit and accuracy load
+    option_profile("--model", load_model, model, _dirs())
     import warnings
 
     with warnings.catch_warnings(record=True) as held:  # said once the rows are written: a fault of the files or of

@@ -46,7 +46,7 @@ from roofline.engine import (
     weight_only,
     weight_only_note,
 )
-from roofline.errors import MISSING, RooflineError, field_error, warn
+from roofline.errors import MISSING, RooflineError, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dtype, shard_note
@@ -414,14 +414,6 @@ def errors_named(caller: str):
         _CALLER.reset(token)
 
 
-def _said_as(exc: RooflineError, text: str) -> RooflineError:
-    """`exc` with message `text`, its class and fields kept (UnknownName, an UnreadableProfile's `path`: qa191)."""
-    out = type(exc).__new__(type(exc))  # not copy.copy: it calls the class with args, which UnreadableProfile's refuses
-    out.__dict__.update(exc.__dict__)
-    out.args = (text,)
-    return out
-
-
 def _named_profile(where: str, field: str, loader, value, profiles):
     """loader(value, profiles), its errors said with the call and the option that gave it ('predict: draft_hardware:
     unknown hardware ...'), as a sweep names its key: the target's hardware and the drafter's read alike (qa110); a
@@ -435,7 +427,7 @@ def _named_profile(where: str, field: str, loader, value, profiles):
             raise
         text = str(exc)  # 'hardware spec ...' under hardware, 'profiles: ...' under any: said once, not twice
         said = f"{where}: {text}" if text.startswith((f"{field} ", "profiles:")) else f"{where}: {field}: {text}"
-        raise _said_as(exc, said) from None
+        raise said_as(exc, said) from None
 
 
 def _experts_a_pass(target, dep, batch, q: int, count_key: str) -> dict:
@@ -987,7 +979,7 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     except RooflineError as exc:  # every error said as the call's (qa189: a spec object's check, a profile's file)
         if str(exc).startswith("sweep: "):
             raise
-        raise _said_as(exc, f"sweep: {exc}") from None
+        raise said_as(exc, f"sweep: {exc}") from None
 
 
 def _sweep(scenario, profiles) -> pd.DataFrame:
@@ -1015,7 +1007,7 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
         try:
             sc = load_scenario(str(scenario), folders)
         except RooflineError as exc:  # 'unknown scenario ...', 'PATH: line 3: ...': said as the call's (qa185)
-            raise _said_as(exc, f"sweep: scenario: {exc}") from None
+            raise said_as(exc, f"sweep: scenario: {exc}") from None
     configs = load_configs(sc, folders, specs)
     devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
     notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device

@@ -857,12 +857,12 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
 
 
 def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str, pairs=(),
-                    leaves_before: dict | None = None) -> None:
+                    leaves_before: dict | None = None, already: tuple = ()) -> None:
     """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
     marks them; nothing said where they come from: every number of a hardware profile carries its source), and a
     copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent).
     A mapping set whole (`pairs`' values) that gives no leaf a new value (`leaves_before`), only drops some, sets no
-    number (qa314)."""
+    number (qa314); `already`: the fields the file's header listed as set by hand before this edit."""
     if kind == "scenario":
         return
     dropping = {".".join(keys) for keys, value in pairs if isinstance(value, Mapping) and leaves_before is not None
@@ -876,7 +876,8 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
              f"file's notes (roofline {group} edit {Path(where).stem}; the source and notes there are of the values it "
              "was made from)")
     made = MADE_FROM.search(text.split("\ntype:", 1)[0])
-    if "source" in written and made:  # (removed: said by _removed_note)
+    if "source" in written and made and "source" not in already:  # (removed: said by _removed_note; once replaced, the
+        # text is the user's own: qa316)
         warn(f"{where}: source replaced: it spoke for the values the copy keeps from {made.group(1)} too (roofline "
              f"{GROUP[kind]} show {made.group(1)} gives the text), which the new one now stands for")
 
@@ -1099,7 +1100,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     source_spec = _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem)
     _sparse_peak_note(kind, source_spec, spec, set_here, str(target))
     _paired_peak_note(kind, source_spec, spec, set_here, str(target))
-    _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before)
+    _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before, tuple(inherited))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
@@ -1375,7 +1376,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
-    _unsourced_note(kind, written, set_here, text, str(path), pairs, leaves)
+    _unsourced_note(kind, written, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
     if unordered:

@@ -213,3 +213,11 @@ def unknown_key_error(where: str, key: object, known, prefix: str = "") -> Roofl
     line = field_line(where, prefix + text)  # a file read with its lines: where the typo is (qa182: value errors said it)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{shown_field(prefix + text)}: expected a known field "
                          f"({hint}), found {text!r}")
+
+
+def said_as(exc: RooflineError, text: str) -> RooflineError:
+    """`exc` with message `text`, its class and fields kept (UnknownName, an UnreadableProfile's `path`: qa191)."""
+    out = type(exc).__new__(type(exc))  # not copy.copy: it calls the class with args, which UnreadableProfile's refuses
+    out.__dict__.update(exc.__dict__)
+    out.args = (text,)
+    return out

@@ -78,6 +78,7 @@ from roofline.serving import (
     load_engine,
     model_class,
 )
+from roofline.units import format_count
 from roofline.yamlio import read_text as _read_text
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
@@ -1081,7 +1082,7 @@ def fit_report(fit: dict) -> str:
             lines.append(f"{r.row:>4} {r.source_id[:30]:<30} skipped: {r.skipped}")
             continue
         lines.append(f"{r.row:>4} {r.source_id[:30]:<30} {r.hardware:<14} {r.model[:16]:<16} {r.batch:>5} "
-                     f"{r.running_batch:>6.4g} {r.method:<6} {r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} "
+                     f"{format_count(r.running_batch):>6} {r.method:<6} {r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} "
                      f"{r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
     capped = fit["rows"][fit["rows"]["memory_capped"]] if "memory_capped" in fit["rows"] else fit["rows"].iloc[:0]
     if len(capped):

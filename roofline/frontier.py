@@ -846,13 +846,15 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
 
 def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
     """The known misses (serving.known_misses_at) of a frontier row's engine that its device, model, method (none for a
-    plain row) and batch match; [] where a profile does not load. `cache` holds them by that key."""
+    plain row) and batch (or any batch of a range) match; [] where a profile does not load. `cache` holds them by that
+    key."""
     from roofline.hardware import load_hardware
     from roofline.model import load_model
     from roofline.serving import known_misses_at, load_engine
 
+    batch = row["batch"]
     key = (str(row["engine"]), str(row["hardware"]), str(row["model"]), str(row["method"]) if row["decoding"] ==
-           "speculation" else "none", int(row["batch"]))
+           "speculation" else "none", batch if isinstance(batch, range) else int(batch))
     if key not in cache:
         try:
             cache[key] = known_misses_at(load_engine(key[0], extra_dirs), load_hardware(key[1], extra_dirs),
@@ -928,6 +930,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             fast = fast[fast["context"] == answer["context"]]
         same = _same_deployment(fast, answer, keys)
         rows = fast[~same & (fast[COST] > answer[COST])].sort_values(COST, kind="stable")
+        own = fast[same & _same_deployment(fast, answer, [c for c in ("k", "alpha") if c in fast and kind == "speculation"])]
+        # (its k and alpha too: the points computed again are of them alone, qa316)
         if any(m.get("measured") == "slower" for m in _misses_of(answer, extra_dirs, cache)):
             other = next((row for _, row in rows.iterrows()
                           if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
@@ -935,24 +939,28 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                            if refined else None)  # (no batch computed now where --where chose the batches: qa314)
             if alternative is not None and (other is None or alternative[COST] < other[COST]):
                 other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
+            ratio = float("nan")
             if other is not None:
-                batches, costs, speeds, every = _deployment_points(answer, kind, fast[same], meta, extra_dirs, refused,
+                batches, costs, speeds, every = _deployment_points(answer, kind, own, meta, extra_dirs, refused,
                                                                    int(answer["batch"]), bool(refined))
                 reach = speeds >= min_tokens_per_s_per_user
                 inside = _in_miss(answer, batches, "slower", extra_dirs, cache)  # a point outside the miss's batches
-                ratio = trade_ratio(costs[reach & inside], speeds[reach & inside], min_tokens_per_s_per_user, other[COST])
                 held = reach & ~inside & (costs < other[COST])  # holds its predicted cost: the miss cannot reverse it
-            if other is not None and not held.any() and ratio == ratio:
+                if not held.any():
+                    ratio = trade_ratio(costs[reach & inside], speeds[reach & inside], min_tokens_per_s_per_user,
+                                        other[COST])
+            if ratio == ratio:
                 notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine "
                              f"(said in its note) measured steps slower than predicted; the cheapest {kind} point at {speed} "
                              f"of another deployment that no such miss matches ({_row_named(other, answer)}) costs "
                              f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured "
                              f"{_times(ratio)} the predicted or more ({1 - 1 / ratio:.1%} short) make that one the cheaper "
-                             "at this speed" + ("" if every else " (taken at its swept batches: between them more)"))
+                             "at this speed" + ("" if every else " (taken at its swept batches: between them higher)"))
         faster = next((row for _, row in rows.iterrows()
                        if any(m.get("measured") == "faster" for m in _misses_of(row, extra_dirs, cache))), None)
         if faster is not None:
-            whole = reachable[(reachable["decoding"] == kind) & _same_deployment(reachable, faster, keys)]
+            whole = reachable[(reachable["decoding"] == kind) & _same_deployment(
+                reachable, faster, [*keys, *(c for c in ("k", "alpha") if c in reachable and kind == "speculation")])]
             if "context" in whole:
                 whole = whole[whole["context"] == faster["context"]]
             batches, costs, speeds, every = _deployment_points(faster, kind, whole, meta, extra_dirs, refused, None,
@@ -963,8 +971,9 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                 notes.append(f"{_row_named(faster, answer)} costs {_more(faster[COST] / answer[COST], f'the {kind} {named}')} "
                              f"at {speed}, at a point where a known miss of its engine (roofline engines show "
                              f"{faster['engine']}) measured steps faster than predicted: steps of its deployment measured "
-                             f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it the "
-                             "cheaper at this speed" + ("" if every else " (taken at its swept batches: between them less)"))
+                             f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make that "
+                             "deployment, at some batch, the cheaper at this speed"
+                             + ("" if every else " (taken at its swept batches: between them higher)"))
     return notes
 
 
@@ -979,9 +988,9 @@ def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dic
                        upto: int | None, between: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """(batches, costs, speeds, every) of `row`'s deployment at its context: at every batch from 1 to `upto` (None: the most
     that fit; REFINE_POINTS_MAX at most) computed again as refine does (_reproduced; costs at the table's prices, scaled
-    by the row's), every True; where that cannot be done, or not `between` (--where chose the batches: none computed
-    between them, qa314), its `swept` rows (and the row), every False. Points that do not fit, have no cost or are at a
-    refused layout are left out."""
+    by the row's), every True; not `between` (--where chose the batches: none computed between them, qa314), its
+    `swept` rows (and the row), every True (the selection is all there is); where it cannot be computed again, its
+    swept rows, every False. Points that do not fit, have no cost or are at a refused layout are left out."""
     speculative = kind == "speculation"
     if not between:
         rows = pd.concat([swept[["batch", COST, SPEED]], row[["batch", COST, SPEED]].to_frame().T])
@@ -1014,26 +1023,35 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     if "context" in rows:
         rows = rows[rows["context"] == answer["context"]]
     method = (rows["method"].astype(str) if kind == "speculation" else pd.Series("none", index=rows.index))
+    # a deployment a miss measured slower matches at any batch is left out whole: refine would walk from its swept rows
+    # outside the miss into batches inside it (qa314), and dropping its point left the next best unsought (qa316)
+    everywhere = range(1, REFINE_POINTS_MAX + 1)
     slower = [any(m.get("measured") == "slower" for m in _misses_of(
-        {"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": b}, extra_dirs, cache))
-        for e, h, mo, me, b in zip(rows["engine"], rows["hardware"], rows["model"], method, rows["batch"])]
+        {"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": everywhere}, extra_dirs, cache))
+        for e, h, mo, me in zip(rows["engine"], rows["hardware"], rows["model"], method)]
     rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
     if rows.empty:
         return None
     found = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {}).get("row")
-    if found is None:
-        return None
-    found = pd.concat([found, pd.Series({"decoding": kind})])
-    # a batch computed between swept ones may lie inside a miss its swept rows were outside (qa314: batch 10 under a
-    # miss of batch 1-100, from a swept 128)
-    return None if any(m.get("measured") == "slower" for m in _misses_of(found, extra_dirs, cache)) else found
+    return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
 
 
 def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:
-    """Per row of `rows`: it has `row`'s value of every column of `keys` (compared as text); all False without keys."""
+    """Per row of `rows`: it has `row`'s value of every column of `keys` (compared as _key_text: a CSV's NaN and a point
+    computed now's '' alike, qa316); all False without keys."""
     if not keys:
         return np.zeros(len(rows), bool)
-    return np.logical_and.reduce([rows[c].astype(str).to_numpy() == str(row.get(c)) for c in keys])
+    return np.logical_and.reduce([np.array([_key_text(v) for v in rows[c]], dtype=object) == _key_text(row.get(c))
+                                  for c in keys])
+
+
+def _key_text(value) -> str:
+    """A deployment column's value as text: '' for none (NaN, None, ''), a whole float as its integer (16.0 as 16)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def trade_ratio(costs: np.ndarray, speeds: np.ndarray, min_speed: float, target_cost: float) -> float:

@@ -288,7 +288,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                         f" ({dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.has_experts else "")
                         + f", {dep.kv_dtype} KV)" if varied else "")
                     said = host_shares.setdefault(engine.name, (on_hw, hw, []))[2]
-                    shown = f"{share:.0%}" if f"{share:.0%}" != "25%" else f"{share:.1%}"  # over a quarter, not "25%" (qa313)
+                    shown = next(t for d in range(0, 6) if float((t := f"{share:.{d}%}")[:-1]) > 25 or d == 5)  # over a
+                    #   quarter, never printed as 25% or 25.0% (qa313, qa316)
                     if f"{label} {shown} at batch {top:,}" not in said:  # configs differing only in the drafter's place
                         said.append(f"{label} {shown} at batch {top:,}")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",

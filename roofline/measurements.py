@@ -91,7 +91,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.engine import arrival_stall_s, step_metrics
-from roofline.errors import MISSING, RooflineError, closest_names, field_error, warn
+from roofline.errors import MISSING, RooflineError, closest_names, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
@@ -99,7 +99,7 @@ from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
 from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
-from roofline.units import PLAIN_NUMBER, is_finite
+from roofline.units import PLAIN_NUMBER, format_count, is_finite
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -888,7 +888,7 @@ def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     return (busy_s / duration, how) if is_finite(busy_s) and busy_s > 0 else None
 
 
-def _option_profile(option: str, loader, name: str, profiles: tuple):
+def option_profile(option: str, loader, name: str, profiles: tuple):
     """loader(name), an unknown name or a broken file said with the option that gave it (qa310: `--draft foo` was said
     as 'unknown model', the option unnamed, where predict names it)."""
     try:
@@ -896,9 +896,7 @@ def _option_profile(option: str, loader, name: str, profiles: tuple):
     except RooflineError as exc:
         if str(exc).startswith("ROOFLINE_PATH:"):  # the environment's search path: not the option's
             raise
-        from roofline.api import _said_as
-
-        raise _said_as(exc, f"command line: {option}: {exc}") from None
+        raise said_as(exc, f"command line: {option}: {exc}") from None
 
 
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
@@ -964,14 +962,14 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if draft_tokens and draft_tokens < k + 1:
         raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
                           "chain)", draft_tokens)
-    model_spec = _option_profile("--model", load_model, model, profiles)
+    model_spec = option_profile("--model", load_model, model, profiles)
     if method == "mtp" and model_spec.mtp_modules < 1:  # rows fit and accuracy would refuse
         raise field_error("command line", "--method", "a model with MTP modules for mtp (use eagle or draft)",
                           f"{model} (mtp_modules: 0)")
     if (method == "draft") != bool(draft):
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
-        _option_profile("--draft", load_model, draft, profiles)
+        option_profile("--draft", load_model, draft, profiles)
     if draft_vocab is not None:
         if method != "eagle":
             raise field_error("command line", "--draft-vocab", "an EAGLE head's vocabulary, with --method eagle only", draft_vocab)
@@ -985,7 +983,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
              f"{model_spec.name}'s whole vocabulary ({model_spec.vocab_size:,} tokens), where EAGLE-3 heads draft over "
              "their own (draft_vocab_size in the head's config: 32,000 for Llama 3.1 8B's published head); give "
              "--draft-vocab N")
-    hw_spec = _option_profile("--hardware", load_hardware, hardware, profiles)
+    hw_spec = option_profile("--hardware", load_hardware, hardware, profiles)
     if weight_dtype is None:  # the checkpoint as published (qa177: bf16 made gpt-oss's MXFP4 experts bf16)
         weight_dtype = checkpoint_dtype(model_spec)
     if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it
@@ -1170,11 +1168,6 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     check_plausible(prepared.table, ideal, "converted benchmark output", converted=True)
     _above_speculating_cap_warning(prepared.table, method, dp_attention, profiles)
     return raw
-
-
-def format_count(x: float) -> str:
-    """A count of sequences as a note says it: '64', '12,346', '7.68' (qa314: 1.235e+04)."""
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attention: int, profiles: tuple) -> None:

@@ -251,8 +251,11 @@ def _unreachable_text(spec: dict, p: dict) -> str:
 
 
 def _fit_with(spec: dict) -> str:
-    """What a speculative point's memory holds beyond plain decoding's: 'with the drafter', or 'with the KV of the k + 1
-    tokens a pass verifies' where no drafter is on the target's devices (n-gram; a drafter on its own: qa315)."""
+    """What a speculative point's memory holds beyond plain decoding's: 'with the drafter', 'with the drafter on its own
+    device' where that is what runs out (qa316), or 'with the KV of the k + 1 tokens a pass verifies' where no drafter
+    is on the target's devices (n-gram; a drafter on its own device that fits there: qa315)."""
+    if spec.get("draft_hardware") and not spec.get("drafting_fits", True):
+        return f"with the drafter on {spec['draft_hardware']}"
     return ("with the KV of the k + 1 tokens a pass verifies" if spec["method"] == "ngram" or spec.get("draft_hardware")
             else "with the drafter")
 
@@ -546,9 +549,9 @@ def hardware_list(specs: list) -> str:
 
 
 def _share(fraction: float) -> str:
-    """An achievable fraction as a profile gives it: two decimals, a third where it has one (0.80, 0.776)."""
-    text = f"{fraction:.3f}"
-    return text[:-1] if text.endswith("0") else text
+    """An achievable fraction as a profile gives it: two decimals at least, four at most (0.80, 0.776, 0.8035)."""
+    text = f"{fraction:.4f}".rstrip("0")
+    return text + "0" * max(0, 2 - len(text.split(".")[1]))
 
 
 def hardware_table(hw) -> str:
@@ -561,7 +564,7 @@ def hardware_table(hw) -> str:
         f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.1f} GiB; {hw.usable_memory_fraction:.0%} usable, "
         + ("what its GPU may wire of the unified memory: an engine's own share is taken of that)" if hw.kind == "soc" else
            "where the engine sets no share of its own: of the built-ins ideal and sglang-early)"),
-        f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
+        f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {_share(hw.mem_efficiency)} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
         unit = peak_unit(dtype)
@@ -580,7 +583,7 @@ def hardware_table(hw) -> str:
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
                             and d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is None]) else ""),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
-        f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
+        f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {_share(hw.link_efficiency)}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
         + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
            if hw.mesh_links else "")
@@ -590,7 +593,7 @@ def hardware_table(hw) -> str:
            if hw.torus_shape else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
-        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.scale_out_link_efficiency:.2f}"
+        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {_share(hw.scale_out_link_efficiency)}"
                      + (" (efficiency.link's)" if hw.scale_out_efficiency is None else "") + ", "
                      f"latency {format_seconds(hw.scale_out_latency_s)}")
     lines += [

@@ -161,7 +161,8 @@ def parse_quantity(text: object, kind: str) -> float:
                                               u.upper() == u, u)):
             by_size.setdefault(table[u], u)
         shown = list(by_size.values())
-        raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}')")
+        raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
+                         + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "") + ")")  # (qa316)
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in
     # `hw show --json`), and a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave
     # 1.9999999999999998e-05
@@ -210,6 +211,12 @@ def format_significant(x: float, digits: int = 3) -> str:
     if mag >= digits - 1:
         return f"{round(x):,.0f}"
     return f"{x:.{max(digits - 1 - mag, 0)}f}"
+
+
+def format_count(x: float) -> str:
+    """A count of sequences (a mean in flight, a batch) as notes and tables say it: '64', '12,346', '7.68' (qa314:
+    1.235e+04)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def spoken_list(items) -> str:

@@ -571,6 +571,11 @@ def test_a_speculative_point_that_does_not_fit_says_so_first():
     from roofline.tables import predict_table
 
     assert "fits in memory     NO  (max batch 444 with the KV of the k + 1 tokens a pass verifies)" in predict_table(elsewhere)
+    # qa316: where the drafter's own device runs out, the table says so (the target holds 45 of 75 GB)
+    short = roofline.predict("h100-sxm", "llama-2-70b", 64, 2048, tp=4, engine="trtllm", method="draft", draft="llama-2-7b",
+                             draft_hardware="a100-sxm-80gb", k=3, alpha=0.7)
+    assert not short["spec"]["drafting_fits"] and short["warnings"][0].startswith("the drafter does not fit on a100-sxm-80gb")
+    assert "fits in memory     NO  (max batch 56 with the drafter on a100-sxm-80gb)" in predict_table(short)
 
 
 def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():

@@ -2260,6 +2260,8 @@ def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_
     lines = said(lambda: set_fields("hardware", "src", ["source=Acme's page"], (tmp_path,)))
     assert lines == [f"{tmp_path / 'src.yaml'}: source replaced: it spoke for the values the copy keeps from h100-sxm too "
                      "(roofline hw show h100-sxm gives the text), which the new one now stands for"], lines
+    assert said(lambda: set_fields("hardware", "src", ["source=Acme's second page"], (tmp_path,))) == []  # the user's own
+    #   text replaced again (qa316: said again)
     assert not any("no source" in line for line in said(lambda: new_profile("engine", "eng", "vllm", ["kernel_latency=3 us"],
                                                                             out_dir=tmp_path)))  # hardware's rule
 

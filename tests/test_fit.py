@@ -141,11 +141,13 @@ def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path)
     weight_only = rows["weight_only_efficiency"]
     assert not weight_only["determined"] and weight_only["start"] == weight_only["high"] and weight_only["bound"] == ""
     # qa310: the residual table gave each row's batch, not the sequences it is predicted at (a mean in flight), and no units
+    from roofline.units import format_count
+
     report = fit_report(fit)
     assert "run at: the sequences decoded at once the row is predicted at" in report and "step_time_s in seconds" in report
     for r in fit["rows"].itertuples():
         line = next(x for x in report.splitlines() if x.startswith(f"{r.row:>4} {r.source_id[:30]:<30}"))
-        assert f" {r.batch:>5} {r.running_batch:>6.4g} {r.method:<6} " in line, line
+        assert f" {r.batch:>5} {format_count(r.running_batch):>6} {r.method:<6} " in line, line
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from roofline.engine import step_metrics
@@ -1116,6 +1117,11 @@ def test_the_trade_ratio_is_the_longest_any_point_of_a_deployment_holds():
     assert trade_ratio(costs, speeds, 40.0, 10.1) == pytest.approx(1.01)  # crossed before it stops reaching it
     assert trade_ratio(costs, speeds, 40.0, 30.0) == pytest.approx(55 / 40)  # every point stops reaching 40 first
     assert trade_ratio(np.array([10.0]), np.array([42.0]), 40.0, 20.0) == pytest.approx(1.05)  # none reaches it then
+    from roofline.frontier import _same_deployment  # a CSV's NaN and a point computed now's '' alike (qa316)
+
+    rows = pd.DataFrame({"hardware": ["b200", "b200", "h200"], "draft_hardware": [np.nan, "", np.nan], "tp": [1.0, 1, 1]})
+    assert list(_same_deployment(rows, pd.Series({"hardware": "b200", "draft_hardware": "", "tp": 1}),
+                                 ["hardware", "draft_hardware", "tp"])) == [True, True, False]
     # a dearer deployment, its points slower than 40 included: cheaper while r <= 0.875 (qa314: 0.789 said from one row)
     assert trade_ratio(np.array([12.54, 8.927]), np.array([49.8, 35.0]), 40.0, 9.898) == pytest.approx(0.875)
 
