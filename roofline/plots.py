@@ -1357,7 +1357,8 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             # "from N" only where every wider pass is compute-bound too: KV reads grow with the batch, and a wider
             # pass of more sequences can be memory-bound again
             wider_memory = bool((tokens[~ver["verify_compute_bound"].astype(bool)] > bound.min()).any())
-            text = (f"first compute-bound verify\npass: {bound.min():,.0f} tokens\n(not every wider one)" if wider_memory
+            text = (f"first compute-bound verify\npass: {bound.min():,.0f} tokens\n(some wider passes of more\nsequences "
+                    "memory-bound again:\ntheir KV reads)" if wider_memory  # (qa315: 'not every wider one', cryptic)
                     else f"verify compute-bound\nfrom {bound.min():,.0f} tokens")
             at_first = ver["verify_compute_bound"].astype(bool) & (tokens == bound.min())
             if not ver.loc[at_first, "pass_fits"].astype(bool).any():  # qa291: a width no fitting pass reaches, said

@@ -942,7 +942,7 @@ def test_the_compute_bound_line_says_from_only_where_every_wider_verify_pass_is_
     ver = df[df["k"] > 0].assign(tokens=df["batch"] * (df["k"] + 1))
     first = ver.loc[ver["verify_compute_bound"].astype(bool), "tokens"].min()
     wider_memory = (ver.loc[~ver["verify_compute_bound"].astype(bool), "tokens"] > first).any()
-    assert wider_memory and texts == [f"first compute-bound verify\npass: {first:,.0f} tokens\n(not every wider one)"]
+    assert wider_memory and texts == [f"first compute-bound verify\npass: {first:,.0f} tokens\n(some wider passes of more\nsequences memory-bound again:\ntheir KV reads)"]
 
 
 def test_a_roofline_of_bf16_and_fp8_panels_does_not_call_every_peak_roof_fp8():
@@ -1323,7 +1323,7 @@ def test_a_compute_bound_verify_width_past_the_memory_cap_says_no_such_pass_fits
     first = df.loc[df["verify_compute_bound"].astype(bool)]
     assert first["batch"].min() == 64 and first["fits_in_memory"].astype(bool).any()  # the case: B = 64, k = 8 fits
     texts = [t.get_text() for ax in _figure("step_time_vs_tokens", df, ops, META).axes for t in ax.texts]
-    assert "first compute-bound verify\npass: 576 tokens\n(not every wider one)" in texts, texts
+    assert "first compute-bound verify\npass: 576 tokens\n(some wider passes of more\nsequences memory-bound again:\ntheir KV reads)" in texts, texts
     squeezed = df.assign(fits_in_memory=df["batch"] <= 1, baseline_max_batch=1, max_batch=1)  # memory ends at batch 1
     texts = [t.get_text() for ax in _figure("step_time_vs_tokens", squeezed, ops, META).axes for t in ax.texts]
-    assert "first compute-bound verify\npass: 576 tokens\n(not every wider one)\n(past the memory cap:\nno such pass fits)" in texts, texts
+    assert "first compute-bound verify\npass: 576 tokens\n(some wider passes of more\nsequences memory-bound again:\ntheir KV reads)\n(past the memory cap:\nno such pass fits)" in texts, texts
