@@ -46,7 +46,7 @@ from roofline.engine import (
     weight_only,
     weight_only_note,
 )
-from roofline.errors import MISSING, RooflineError, field_error, said_as, warn
+from roofline.errors import MISSING, RooflineError, RooflineWarning, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dtype, shard_note
@@ -550,16 +550,25 @@ def predict(
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k, k_given=k_given)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
                       k=k if k_given else None, overlap=overlap)
-    hw = _named_profile(where, "hardware", load_hardware, hardware, profiles)
-    target = _named_profile(where, "model", load_model, model, profiles)
-    if method == "mtp" and target.mtp_modules < 1:
-        raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} (mtp_modules: 0); "
-                            "use eagle or draft")
-    eng = _named_profile(where, "engine", load_engine, engine, profiles).for_hardware(hw)
-    draft_hw = (_named_profile(where, "draft_hardware", load_hardware, draft_hardware, profiles)
-                if draft_hardware is not None and method != "none" else None)
-    draft_spec = _named_profile(where, "draft", load_model, draft, profiles) if draft is not None and method != "none" else None
-    shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
+    import warnings
+
+    with warnings.catch_warnings(record=True) as loaded:  # what reading the profiles warns of (a unit slip, a family
+        warnings.simplefilter("always")  # named nowhere) is the point's too: in `warnings` (qa318: on stderr alone)
+        hw = _named_profile(where, "hardware", load_hardware, hardware, profiles)
+        target = _named_profile(where, "model", load_model, model, profiles)
+        if method == "mtp" and target.mtp_modules < 1:
+            raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} "
+                                "(mtp_modules: 0); use eagle or draft")
+        eng = _named_profile(where, "engine", load_engine, engine, profiles).for_hardware(hw)
+        draft_hw = (_named_profile(where, "draft_hardware", load_hardware, draft_hardware, profiles)
+                    if draft_hardware is not None and method != "none" else None)
+        draft_spec = _named_profile(where, "draft", load_model, draft, profiles) if draft is not None and method != "none" else None
+    for w in loaded:  # another library's warning goes on as it came
+        if not issubclass(w.category, RooflineWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    shadows = [str(w.message) for w in loaded if issubclass(w.category, RooflineWarning)]  # (API.md: predict's are its
+    #   `warnings`, not Python warnings)
+    shadows += [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),

@@ -535,3 +535,22 @@ def test_a_warning_is_said_once_a_command(tmp_path, roofline):
     assert code == 0 and err.count("is above 20 TB/s") == 1, err
     code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
     assert err.count("is above 20 TB/s") == 1, err
+
+
+def test_predict_gives_its_profiles_warnings_in_its_warnings(tmp_path):
+    """qa318: a profile's unit slip reached stderr while predict's `warnings` (API.md: 'what the caller must know') held
+    none, in the library and in `predict --json`."""
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    path = tmp_path / "typo.yaml"
+    path.write_text(text.replace("name: h100-sxm", "name: typo").replace("memory_bandwidth: 3.35 TB/s",
+                                                                         "memory_bandwidth: 3350 TB/s"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        point = roofline.predict(str(path), "llama-3.1-8b", 1, 1024)
+    assert [w for w in point["warnings"] if "3350 TB/s is above 20 TB/s" in w], point["warnings"]
+    assert not [w for w in caught if issubclass(w.category, RooflineWarning)]  # its warnings are the dict's (API.md)
