@@ -29,7 +29,7 @@ import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
-from roofline.units import PHYSICAL_RANGE, is_finite, parse_quantity, parse_seconds_or_zero
+from roofline.units import PHYSICAL_RANGE, format_si, is_finite, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -626,7 +626,7 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
     1000x unit slip (`memory=192 TB`, `link_bandwidth=900 TB/s`, `peak_flops.bf16=1.2 EFLOP/s`, `price=3100 USD/h`)
     was taken in silence, where only a memory bandwidth above 20 TB/s was said (qa311). A dtype's ridge point (its peak
     over the memory bandwidth) outside SUSPICIOUS_RIDGE_FLOP_PER_BYTE says a slip in either."""
-    from roofline.units import format_si, format_significant
+    from roofline.units import format_significant
 
     peaks = [d for d, v in spec.peak_flops_per_s.items() if v > SUSPICIOUS_PEAK_FLOPS_PER_S]
     said = [(name, _as_written(data, name), limit) for name, value, bound, limit in (
@@ -770,7 +770,20 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     check_flag(where, "measured", spec.measured)
     for key in ("source", "notes"):
         _text(where, key, getattr(spec, key), empty_ok=True)
+    if spec.mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:  # what a file of these values is warned of, a spec built
+        warn(f"{where}: mem_bw_bytes_per_s: {format_si(spec.mem_bw_bytes_per_s, 'B/s')} is above 20 TB/s for one device; "
+             "check the unit and that it is per device")  # in code is too (qa318: dataclasses.replace, in silence)
+    _warn_unit_slips(spec, _spec_as_written(spec), where)
+    warn_of_unknown_family(spec, where)
     return spec
+
+
+def _spec_as_written(spec: HardwareSpec) -> dict:
+    """A spec's figures as a profile would write them, for _warn_unit_slips' messages."""
+    return {"memory": format_si(spec.mem_bytes, "B"), "memory_bandwidth": format_si(spec.mem_bw_bytes_per_s, "B/s"),
+            "link_bandwidth": format_si(spec.link_bw_bytes_per_s, "B/s"),
+            "price": None if spec.price_usd_per_hour is None else f"{spec.price_usd_per_hour:g} USD/h",
+            "peak_flops": {d: format_si(v, peak_unit(d)) for d, v in spec.peak_flops_per_s.items()}}
 
 
 def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> HardwareSpec:

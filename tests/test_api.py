@@ -235,7 +235,8 @@ def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_a
     warned = [w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal")["warnings"] if "has no bf16 peak" in w]
     assert warned == ["my-cpu has no bf16 peak: bf16 weights compute at its fp32 peak here (a profile measured in fp32: "
                       "weight dtype fp32 predicts what it measured)"]
-    assert not any("peak" in w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal", weight_dtype="fp32")["warnings"])
+    assert not any("has no" in w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal", weight_dtype="fp32")["warnings"])
+    #   (its ridge point, 0.05 FLOP/byte, is said as a likely slip since qa318: a CPU's FLOP/s beside H100's bandwidth)
     assert not any("has no" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b")["warnings"])
 
 

@@ -554,3 +554,20 @@ def test_predict_gives_its_profiles_warnings_in_its_warnings(tmp_path):
         point = roofline.predict(str(path), "llama-3.1-8b", 1, 1024)
     assert [w for w in point["warnings"] if "3350 TB/s is above 20 TB/s" in w], point["warnings"]
     assert not [w for w in caught if issubclass(w.category, RooflineWarning)]  # its warnings are the dict's (API.md)
+
+
+def test_a_spec_built_in_code_is_warned_of_what_its_file_would_be():
+    """qa318: `dataclasses.replace(h100, mem_bw_bytes_per_s=3.35e15)` and `replace(mi300x, family="amd")` ran in silence,
+    where the same values in a file are warned of (a unit slip; a family that names no profile)."""
+    import dataclasses
+
+    import roofline
+
+    slip = roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), name="h100-slip", mem_bw_bytes_per_s=3.35e15),
+                            "llama-3.1-8b", 1, 1024)
+    assert "hardware spec 'h100-slip': mem_bw_bytes_per_s: 3.35 PB/s is above 20 TB/s for one device; check the unit and " \
+           "that it is per device" in slip["warnings"]
+    odd = roofline.predict(dataclasses.replace(roofline.load_hardware("mi300x"), name="mi300x-oc", family="amd"),
+                           "llama-3.1-8b", 1, 1024)
+    assert any("family: 'amd' names no hardware profile" in w for w in odd["warnings"]), odd["warnings"]
+    assert roofline.predict(roofline.load_hardware("h100"), "llama-3.1-8b", 1, 1024)["warnings"] == []
