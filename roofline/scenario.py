@@ -387,7 +387,12 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             return str(name) if is_profile_path(str(name)) else str(name).strip().lower()
         given = {key_of(k): v for k, v in raw_method.items()}
         if len(given) != len(raw_method) or set(given) != {key_of(m) for m in models}:
-            raise field_error(where, "method", f"a method for each model ({', '.join(models)})", sorted(map(str, raw_method)))
+            missing = [m for m in models if key_of(m) not in given]  # which side is off, said (qa319: a misspelt model in
+            extra = [str(k) for k in raw_method if key_of(k) not in {key_of(m) for m in models}]  # the list read as a
+            apart = "; ".join([*([f"no method for {', '.join(missing)}"] if missing else []),  # method fault)
+                               *([f"{', '.join(extra)} not in model"] if extra else [])])
+            raise field_error(where, "method", f"a method for each model ({', '.join(models)})" + (f": {apart}" if apart else ""),
+                              sorted(map(str, raw_method)))
         by_model = {m: given[key_of(m)] for m in models}
         odd = next((m for m in models if not isinstance(by_model[m], str)), None)
         if odd is not None:  # qa145: a list or mapping here was hashed before any check (a traceback)
@@ -438,6 +443,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
     points = (math.prod(len(v) for k, v in configs.items() if k not in LAYOUT_KEYS) * max(len(layouts), 1)
               * math.prod(len(configs[k]) for k in LAYOUT_KEYS) * math.prod(len(v) for v in axes.values()))
+    if method_by_model:  # one method a model, not every method with every model (qa319: counted twice), as configs does
+        points //= len(configs["method"])
     if points > max_points():
         raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
                           f"{points:,} points")

@@ -337,3 +337,22 @@ def test_a_scenario_files_config_errors_say_the_line_of_their_key(tmp_path):
     path.write_text("name: t\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n  alpha: [0.8]\n")
     with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: line 6: axes.alpha: expected only with a speculation"):
         load_scenario(str(path))
+
+
+def test_a_per_model_method_mapping_counts_one_method_a_model_and_names_which_side_is_off(monkeypatch):
+    """qa319: the size check multiplied a `method: {model: method}` mapping's methods by its models (6,912 points said
+    for a sweep of 3,456), and a misspelt model in the list was said as a method fault."""
+    data = {"name": "m", "hardware": "h100-sxm", "model": ["llama-3.1-8b", "qwen3-8b"],
+            "method": {"llama-3.1-8b": "eagle", "qwen3-8b": "ngram"},
+            "axes": {"batch": [1, 8, 64], "context": [1024], "k": [1, 2], "alpha": [0.7, 0.8]}}
+    sc = scenario_from_dict(data, "m.yaml")
+    assert sc.points == 2 * 3 * 2 * 2
+    monkeypatch.setenv("ROOFLINE_MAX_POINTS", str(sc.points))
+    assert scenario_from_dict(data, "m.yaml").points == sc.points  # at the limit: taken, not refused as twice it
+    monkeypatch.setenv("ROOFLINE_MAX_POINTS", str(sc.points - 1))
+    with pytest.raises(RooflineError, match=f"found '{sc.points:,} points'"):
+        scenario_from_dict(data, "m.yaml")
+    monkeypatch.delenv("ROOFLINE_MAX_POINTS")
+    with pytest.raises(RooflineError, match=r"method: expected a method for each model \(llama-3.1-8b, qwen3-9b\): no method "
+                                            r"for qwen3-9b; qwen3-8b not in model, found"):
+        scenario_from_dict({**data, "model": ["llama-3.1-8b", "qwen3-9b"]}, "m.yaml")
