@@ -714,9 +714,14 @@ def sweep(
     with warnings.catch_warnings(record=True) as held:  # its faults before the output folder's (qa283: --out's said
         sc = load_scenario(scenario, _dirs())  # first), its warnings after it: a fault of either is one line alone
         configs = load_configs(sc, _dirs())
+    from roofline.errors import RooflineWarning
+
     with staged_dir(out, force, "sweep") as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
-        for w in held:
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        for w in held:  # each named with the scenario's file, as validate and show name them (qa319)
+            text = str(w.message)
+            named = sc.path and issubclass(w.category, RooflineWarning) and not text.startswith(str(sc.path))
+            warnings.showwarning(RooflineWarning(f"{sc.path}: {text}") if named else w.message, w.category, w.filename,
+                                 w.lineno)
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
                               progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool, extra_dirs=_dirs())
     plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""

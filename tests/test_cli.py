@@ -661,3 +661,14 @@ def test_an_integer_too_large_for_a_float_in_an_engine_profile_is_one_line(tmp_p
     result = run_main("engines", "new", "big", "--from", "vllm", "--set", f"overlap_exponent={10**400}", "--dir", str(tmp_path))
     assert result.returncode == 2 and "overlap_exponent: expected a number in [1, 100]" in result.stderr, result.stderr
     assert not (tmp_path / "big.yaml").exists()
+
+
+def test_a_sweeps_warnings_name_its_scenario_file(tmp_path, roofline):
+    """qa319: `roofline sweep FILE` said its configs' warnings with no file ('warning: dp_attention 4: ...'), where
+    `scenarios validate` and `show` name it."""
+    path = tmp_path / "dpd.yaml"
+    path.write_text("name: dpd\nhardware: h100-sxm\nmodel: deepseek-v3\ntp: 1\ndp_attention: 8\nep: 8\n"
+                    "axes: {batch: [1, 64], context: [1024]}\n")
+    code, _, err = roofline("sweep", path, "--out", tmp_path / "out", "--no-plots")
+    lines = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert code == 0 and lines and all(line.startswith(f"warning: {path}: ") for line in lines), err
