@@ -18,7 +18,9 @@ Conventions shared by every finding:
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -549,7 +551,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "step that speculation pays once an iteration of tau tokens (vllm's, not overlapped), speculation pays to far "
            "larger batches, a gain resting on host work the fit does not tell from GPU work (docs/ACCURACY.md) "
            f"(a copy of this scenario with `engine: vllm` gives that engine's: `roofline scenarios new be-vllm --from "
-           f"break-even-batch --set engine=vllm`, then `roofline report be-vllm --out out/be-vllm`), with gains that run "
+           f"{_copied_from(meta)} --set engine=vllm`, then `roofline report be-vllm --out out/be-vllm`), with gains that run "
            f"optimistic from batch "
            f"{OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
@@ -563,6 +565,17 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     title = ("Free until memory runs out (compute-bound beyond it)" if len(cells) and not nowhere
              and cells["memory_limited"].astype(bool).all() else "Free until compute-bound")
     return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+
+
+def _copied_from(meta: dict) -> str:
+    """What `scenarios new --from` takes to copy the scenario a finding reads: its name where it is a shipped one, else
+    its file (qa319: a user's break-even scenario was told to copy the shipped one)."""
+    from roofline.profiles import builtin_dir
+
+    name, path = str(meta.get("scenario") or "break-even-batch"), meta.get("scenario_file")
+    if not path or Path(path).resolve().parent == builtin_dir("scenario").resolve():
+        return name
+    return shlex.quote(str(path))
 
 
 def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:

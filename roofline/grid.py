@@ -805,7 +805,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
     axes = {name: [None if v != v else (int(v) if float(v).is_integer() and name != "alpha" else float(v)) for v in values]
             for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
     return {
-        "scenario": sc.name, "description": sc.description, "roofline_version": __version__,
+        "scenario": sc.name, "scenario_file": sc.path or None,  # the file it was read from (None: a mapping in code)
+        "description": sc.description, "roofline_version": __version__,
         "question": sc.answers or None,  # the report question it answers (its `question:`, or its name where it is one)
         "method": methods[0] if len(methods) == 1 else methods,
         "method_by_model": dict(sc.method_by_model) or None,
