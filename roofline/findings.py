@@ -1612,7 +1612,8 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 
-CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware")
+CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware", "weight_dtype",
+                        "expert_dtype", "kv_dtype")  # (the dtypes: qa319, an fp4-expert pick unnamed beside fp8's gain)
 
 
 def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:

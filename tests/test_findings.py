@@ -1810,3 +1810,18 @@ def test_the_break_even_finding_tells_a_users_scenario_to_copy_itself(tmp_path):
     assert f"roofline scenarios new be-vllm --from {tmp_path / 'mine.yaml'} --set engine=vllm" in text, text
     _, shipped = _run("break-even-batch")
     assert "roofline scenarios new be-vllm --from break-even-batch --set engine=vllm" in shipped.text
+
+
+@pytest.mark.slow
+def test_the_cheapest_sentence_names_a_swept_dtype(tmp_path):
+    """qa319: a sweep of two expert dtypes named the fp8 dtype for its best gain and an fp4-expert row for the cheapest
+    cost without naming its dtype, so it read as fp8's."""
+    import numpy as np
+
+    r, f = _run_text(tmp_path, "name: dt-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [vllm, sglang]\n"
+                     "weight_dtype: [bf16, fp8]\nmethod: eagle\naxes:\n  batch: [1, 64, 256]\n  context: [2048]\n  k: [0, 2]\n")
+    fit = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0) & np.isfinite(r.df["cost_usd_per_million_tokens"])]
+    best = fit.loc[fit["cost_usd_per_million_tokens"].idxmin()]
+    assert "of every engine and weight dtype swept: " in f.text, f.text
+    said = f.text.split("of every engine and weight dtype swept: ")[1].split(" with speculation (")[1].split(")")[0]
+    assert f"weight dtype {best['weight_dtype']}" in said, said
