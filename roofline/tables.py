@@ -774,9 +774,12 @@ def scenario_table(sc) -> str:
             lines.append(f"  {'method':<16}" + ", ".join(f"{m}: {meth}" for m, meth in sc.method_by_model))
         elif tuple(values) not in ((None,), (1,), (0,), ("bf16",)) or key in ("hardware", "model", "method", "engine"):
             lines.append(f"  {key:<16}{shown(values, key)}")
-    for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau")):
-        if getattr(sc, key) is not None:
+    for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau"),
+                       ("draft_vocab", "draft vocab"), ("question", "question")):  # (qa319: the last two left out, each of
+        if getattr(sc, key) not in (None, ""):  # which changes what the sweep or report gives)
             lines.append(f"  {label:<16}{getattr(sc, key)}")
+    if sc.overlap is False:  # its default, true, unsaid (as the file leaves it out)
+        lines.append(f"  {'overlap':<16}false (a drafter on its own device drafts in series with the verify pass)")
     if sc.acceptance_length is not None:  # the alpha axis below is the alpha that gives it
         tau, k_measured = sc.acceptance_length
         lines.append(f"  {'acceptance':<16}length {tau:g} measured at k = {k_measured}: alpha {float(sc.axes['alpha'][0]):.4g}")

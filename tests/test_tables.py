@@ -988,3 +988,19 @@ def test_the_compute_bound_line_says_when_its_intensity_is_below_the_ridge():
     line = next(x for x in predict_table(point).splitlines() if x.startswith("  compute-bound from"))
     assert point["compute_bound"]["intensity_at_first_flops_per_byte"] < point["derated_ridge_point_flops_per_byte"]
     assert line.endswith("FLOP/byte, the step's mean, below the ridge where its GEMMs are above it)"), line
+
+
+def test_scenarios_show_lists_the_keys_that_change_what_a_sweep_gives():
+    """qa319: `scenarios show` left out overlap: false, draft_vocab and question."""
+    from roofline.scenario import scenario_from_dict
+    from roofline.tables import scenario_table
+
+    sc = scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "eagle",
+                             "draft_vocab": 32000, "question": "shared-prefix", "axes": {"batch": [1], "k": [2]}}, "s.yaml")
+    text = scenario_table(sc)
+    assert "  draft vocab     32000" in text and "  question        shared-prefix" in text and "overlap" not in text
+    sc = scenario_from_dict({"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft",
+                             "draft": "llama-3.2-1b", "draft_hardware": "l4", "overlap": False,
+                             "axes": {"batch": [1], "k": [2], "alpha": [0.7]}},
+                            "d.yaml")
+    assert "  overlap         false (a drafter on its own device drafts in series with the verify pass)" in scenario_table(sc)
