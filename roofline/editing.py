@@ -586,6 +586,9 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.hfimport import check_params
 
         check_params(data, str(path))
+    if kind == "scenario" and spec.name != Path(path).stem:  # (qa319: `scenarios list` said it, validate 'ok')
+        warn(f"{path}: name: {spec.name!r} is not the file's name {Path(path).stem!r}: commands find the scenario by the "
+             f"file's name, and its sweep and report outputs take {spec.name!r}")
     if kind == "scenario":  # the profiles it names, and every layout and option against them, as a sweep checks them
         from roofline.grid import load_configs
 

@@ -356,3 +356,14 @@ def test_a_per_model_method_mapping_counts_one_method_a_model_and_names_which_si
     with pytest.raises(RooflineError, match=r"method: expected a method for each model \(llama-3.1-8b, qwen3-9b\): no method "
                                             r"for qwen3-9b; qwen3-8b not in model, found"):
         scenario_from_dict({**data, "model": ["llama-3.1-8b", "qwen3-9b"]}, "m.yaml")
+
+
+def test_validate_says_a_scenario_name_that_is_not_its_file_name(tmp_path, roofline):
+    """qa319: `scenarios validate` said ok of a file whose `name:` differs from its file name (list said it; show by
+    that name then said 'unknown scenario')."""
+    path = tmp_path / "my-file.yaml"
+    path.write_text("name: other\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes: {batch: [1]}\n")
+    code, out, err = roofline("scenarios", "validate", path)
+    assert code == 0 and f"ok    {path}" in out
+    assert f"warning: {path}: name: 'other' is not the file's name 'my-file': commands find the scenario by the file's " \
+           "name, and its sweep and report outputs take 'other'" in err, err
