@@ -294,6 +294,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if log and start <= 0:
                 raise field_error(where, f"{key}.start", "a positive start for a log range", spec["start"])
             values = np.geomspace(start, stop, num) if log else np.linspace(start, stop, num)
+            if num == 1 and stop != start:  # (qa319: stop dropped in silence)
+                warn(f"{where}: {key}: num 1 sweeps the start alone ({spec['start']}); stop {spec['stop']} is not swept "
+                     "(num 2 or more spans the range)")
     elif isinstance(spec, list):
         if not spec:
             raise field_error(where, key, "a non-empty list or a range", spec)

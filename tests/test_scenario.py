@@ -367,3 +367,18 @@ def test_validate_says_a_scenario_name_that_is_not_its_file_name(tmp_path, roofl
     assert code == 0 and f"ok    {path}" in out
     assert f"warning: {path}: name: 'other' is not the file's name 'my-file': commands find the scenario by the file's " \
            "name, and its sweep and report outputs take 'other'" in err, err
+
+
+def test_a_range_of_one_value_says_its_stop_is_not_swept():
+    """qa319: `batch: {start: 1, stop: 8, num: 1}` swept [1] and dropped the stop in silence."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sc = scenario_from_dict({"name": "r", "hardware": "h100-sxm", "model": "llama-3.1-8b",
+                                 "axes": {"batch": {"start": 1, "stop": 8, "num": 1}}}, "r.yaml")
+    assert list(sc.axes["batch"]) == [1]
+    assert [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)] == [
+        "r.yaml: axes.batch: num 1 sweeps the start alone (1); stop 8 is not swept (num 2 or more spans the range)"]
