@@ -105,7 +105,8 @@ from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_to
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
     _check_profile_arg("load_hardware", "hardware", hardware, HardwareSpec)
-    return check_hardware_spec(hardware) if isinstance(hardware, HardwareSpec) else _load_hardware(str(hardware), _folders(profiles))
+    return (check_hardware_spec(hardware, _folders(profiles)) if isinstance(hardware, HardwareSpec)
+            else _load_hardware(str(hardware), _folders(profiles)))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:

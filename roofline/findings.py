@@ -1623,7 +1623,9 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     cheapest that reaches it.' where the sweep compares engines, layouts or drafter placements (qa261: a plan over
     layouts and engines was answered of the fastest speedup's layout alone, the cheapest never named); '' where it
     compares none of them (hardware and models alone: _compared gives each one's cost) or has no prices."""
-    compared = [c for c in CONFIG_KEYS_COMPARED if c in df and df[c].astype(str).nunique() > 1]
+    same_model = df[df["model"].astype(str) == str(top["model"])] if "model" in df else df  # a dtype varies within the
+    compared = [c for c in CONFIG_KEYS_COMPARED if c in df and (same_model if c.endswith("_dtype") else df)[c].astype(str)
+                .nunique() > 1]  # headline's model (qa320: a dense model's empty expert dtype beside a MoE's read as swept)
     shown = [c for c in compared if c != "hardware"]
     if not shown or "cost_usd_per_million_tokens" not in df:
         return ""

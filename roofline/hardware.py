@@ -577,8 +577,6 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     operator_ceilings = {k: _quantity(where, f"operator_ceilings.{k}", v, _OPERATOR_CEILINGS[k]) for k, v in ceilings.items()}
     layer_overhead = data.get("layer_overhead")
     mem_bw_bytes_per_s = _quantity(where, "memory_bandwidth", data["memory_bandwidth"], "bytes_per_s")
-    if mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:
-        warn(f"{where}: memory_bandwidth: {data['memory_bandwidth']} is above 20 TB/s for one device; check the unit and that it is per device")
     spec = HardwareSpec(
         name=data["name"],
         display_name=data["display_name"],
@@ -630,6 +628,7 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
 
     peaks = [d for d, v in spec.peak_flops_per_s.items() if v > SUSPICIOUS_PEAK_FLOPS_PER_S]
     said = [(name, _as_written(data, name), limit) for name, value, bound, limit in (
+        ("memory_bandwidth", spec.mem_bw_bytes_per_s, SUSPICIOUS_MEM_BW_BYTES_PER_S, format_si(SUSPICIOUS_MEM_BW_BYTES_PER_S, "B/s")),
         ("memory", spec.mem_bytes, SUSPICIOUS_MEM_BYTES, format_si(SUSPICIOUS_MEM_BYTES, "B")),
         ("link_bandwidth", spec.link_bw_bytes_per_s, SUSPICIOUS_LINK_BW_BYTES_PER_S,
          format_si(SUSPICIOUS_LINK_BW_BYTES_PER_S, "B/s") + " one way"),
@@ -727,10 +726,12 @@ def _check_spec_dtype_efficiencies(where: str, by_dtype: object) -> None:
         _fraction(where, f"compute_efficiency_by_dtype.{dtype}", value)
 
 
-def check_hardware_spec(spec: object) -> HardwareSpec:
+def check_hardware_spec(spec: object, extra_dirs: tuple = ()) -> HardwareSpec:
     """`spec` itself if it is a HardwareSpec that hardware_from_dict could have produced, else one RooflineError
     naming the spec and field: `hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number
-    (bytes/s), found -1`. For specs built or changed in Python (dataclasses.replace), which no profile check saw."""
+    (bytes/s), found -1`. For specs built or changed in Python (dataclasses.replace), which no profile check saw; it is
+    warned of what its file would be (qa318: a unit slip, an overhead slip, a family that names no profile on the
+    search path with `extra_dirs`)."""
     if not isinstance(spec, HardwareSpec):
         raise RooflineError(f"hardware: expected a HardwareSpec or a profile name, found {type(spec).__name__}")
     where = spec_where("hardware", spec.name)
@@ -770,11 +771,9 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     check_flag(where, "measured", spec.measured)
     for key in ("source", "notes"):
         _text(where, key, getattr(spec, key), empty_ok=True)
-    if spec.mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:  # what a file of these values is warned of, a spec built
-        warn(f"{where}: mem_bw_bytes_per_s: {format_si(spec.mem_bw_bytes_per_s, 'B/s')} is above 20 TB/s for one device; "
-             "check the unit and that it is per device")  # in code is too (qa318: dataclasses.replace, in silence)
-    _warn_unit_slips(spec, _spec_as_written(spec), where)
-    warn_of_unknown_family(spec, where)
+    _warn_unit_slips(spec, _spec_as_written(spec), where)  # what a file of these values is warned of, a spec built in
+    _warn_overhead_slip(spec, where)  # code is too (qa318: dataclasses.replace, in silence; qa320: its overheads)
+    warn_of_unknown_family(spec, where, extra_dirs)
     return spec
 
 

@@ -1825,3 +1825,12 @@ def test_the_cheapest_sentence_names_a_swept_dtype(tmp_path):
     assert "of every engine and weight dtype swept: " in f.text, f.text
     said = f.text.split("of every engine and weight dtype swept: ")[1].split(" with speculation (")[1].split(")")[0]
     assert f"weight dtype {best['weight_dtype']}" in said, said
+
+
+@pytest.mark.slow
+def test_a_dense_model_beside_a_moe_one_sweeps_no_expert_dtype(tmp_path):
+    """qa320: a dense model's empty expert dtype beside a MoE model's bf16 read as 'every expert dtype swept', a
+    cheapest sentence said of a sweep that compared nothing."""
+    _, f = _run_text(tmp_path, "name: mix2\nhardware: h100-sxm\nmodel: [llama-3.2-1b, qwen3-30b-a3b]\nengine: vllm\n"
+                     "method: ngram\naxes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.7]\n")
+    assert "The cheapest per million tokens" not in f.text, f.text

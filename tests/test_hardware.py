@@ -565,9 +565,26 @@ def test_a_spec_built_in_code_is_warned_of_what_its_file_would_be():
 
     slip = roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), name="h100-slip", mem_bw_bytes_per_s=3.35e15),
                             "llama-3.1-8b", 1, 1024)
-    assert "hardware spec 'h100-slip': mem_bw_bytes_per_s: 3.35 PB/s is above 20 TB/s for one device; check the unit and " \
+    assert "hardware spec 'h100-slip': memory_bandwidth: 3.35 PB/s is above 20 TB/s for one device; check the unit and " \
            "that it is per device" in slip["warnings"]
     odd = roofline.predict(dataclasses.replace(roofline.load_hardware("mi300x"), name="mi300x-oc", family="amd"),
                            "llama-3.1-8b", 1, 1024)
     assert any("family: 'amd' names no hardware profile" in w for w in odd["warnings"]), odd["warnings"]
     assert roofline.predict(roofline.load_hardware("h100"), "llama-3.1-8b", 1, 1024)["warnings"] == []
+
+
+def test_a_spec_built_in_code_is_warned_of_an_overhead_slip_and_finds_its_family_where_its_caller_looks(tmp_path):
+    """qa320: a spec of step_overhead_s 20 s ran without a word (its file would be warned), and one whose family is a
+    profile given by `profiles=` was said to name none."""
+    import dataclasses
+
+    import roofline
+
+    h100 = roofline.load_hardware("h100")
+    slow = roofline.predict(dataclasses.replace(h100, name="so", step_overhead_s=20.0), "llama-3.1-8b", 1, 1024, engine="ideal")
+    assert any(w.startswith("hardware spec 'so': step_overhead: 20 s is over 10 ms") for w in slow["warnings"]), slow["warnings"]
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "my-gpu.yaml").write_text(text.replace("name: h100-sxm", "name: my-gpu"))
+    spec = dataclasses.replace(roofline.load_hardware("my-gpu", profiles=(tmp_path,)), name="my-gpu-oc", family="my-gpu")
+    point = roofline.predict(spec, "llama-3.1-8b", 1, 1024, profiles=(tmp_path,), engine="ideal")
+    assert not [w for w in point["warnings"] if "names no hardware profile" in w], point["warnings"]
