@@ -725,7 +725,7 @@ def sweep(
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
                               progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool, extra_dirs=_dirs())
     plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""
-    typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(dict.fromkeys(c.engine.name for c in configs))}: "
+    typer.echo(f"{sc.name}: {summary['points']:,} point{'' if summary['points'] == 1 else 's'}, engine {', '.join(dict.fromkeys(c.engine.name for c in configs))}: "
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")

@@ -118,8 +118,8 @@ class Scenario:
 
     @property
     def configs(self) -> int:
-        n = math.prod(len(getattr(self, key)) for key in CONFIG_KEYS if key not in LAYOUT_KEYS) * len(self.layout_list)
-        return n // len(self.method) if self.method_by_model else n
+        return config_count({key: getattr(self, key) for key in CONFIG_KEYS if key not in LAYOUT_KEYS}, len(self.layout_list),
+                            self.method_by_model)
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -129,6 +129,22 @@ class Scenario:
     @property
     def points(self) -> int:
         return self.configs * int(np.prod([len(v) for v in self.axes.values()]))
+
+
+def config_count(configs: dict, layouts: int, method_by_model: tuple = ()) -> int:
+    """The configs a sweep runs of its CONFIG_KEYS' lists (`configs`; the layout keys counted in `layouts`): every
+    combination, less those that are one config (grid.load_configs drops them): a model's method is its own under a
+    per-model mapping, and a method that drafts on no device (none, ngram) runs once whatever draft_hardware lists
+    (qa319, qa320: 'show' said 12 points of a sweep of 8). A dense model's expert dtype, one config too, is counted
+    as given (the model is not loaded here): an upper bound there."""
+    placed = len(configs.get("draft_hardware") or (None,))
+    per_method = {m: 1 if m in ("none", "ngram") else placed for m in configs.get("method") or ("none",)}
+    rest = math.prod(len(v) for k, v in configs.items() if k not in (*LAYOUT_KEYS, "model", "method", "draft_hardware"))
+    if method_by_model:
+        pairs = sum(per_method.get(m, placed) for _, m in method_by_model)
+    else:
+        pairs = len(configs.get("model") or (None,)) * sum(per_method.values())
+    return rest * pairs * layouts
 
 
 def _values(where: str, key: str, value: object, check) -> tuple:
@@ -402,7 +418,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             raise field_error(where, f"method.{odd}", "one method name for the model (a list of methods sweeps every "
                               "model: method: [none, mtp])", by_model[odd])
         method_by_model = tuple((m, method_name(by_model[m])) for m in models)
-        raw_method = list(dict.fromkeys(by_model[m] for m in models))
+        raw_method = list(dict.fromkeys(method_name(by_model[m]) for m in models))  # one method in two cases is one
+        #   (qa320: eagle and EAGLE refused as 'expected distinct values')
     methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: method_name(v) if isinstance(v, str) and method_name(v) in METHODS
                                           else _raise(unknown_method(where, v)))))
     draft = data.get("draft")
@@ -444,10 +461,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     with warnings.catch_warnings(record=True) as axis_notes:  # said once the scenario is valid: a rounding note
         warnings.simplefilter("always")  # before a refusal made two lines of one bad input
         axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
-    points = (math.prod(len(v) for k, v in configs.items() if k not in LAYOUT_KEYS) * max(len(layouts), 1)
-              * math.prod(len(configs[k]) for k in LAYOUT_KEYS) * math.prod(len(v) for v in axes.values()))
-    if method_by_model:  # one method a model, not every method with every model (qa319: counted twice), as configs does
-        points //= len(configs["method"])
+    points = (config_count(configs, len(layouts) or math.prod(len(configs[k]) for k in LAYOUT_KEYS), method_by_model)
+              * math.prod(len(v) for v in axes.values()))  # as the sweep runs them (qa319, qa320: pairs counted it never runs)
     if points > max_points():
         raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
                           f"{points:,} points")

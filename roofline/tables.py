@@ -777,7 +777,8 @@ def scenario_table(sc) -> str:
     for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau"),
                        ("draft_vocab", "draft vocab"), ("question", "question")):  # (qa319: the last two left out, each of
         if getattr(sc, key) not in (None, ""):  # which changes what the sweep or report gives)
-            lines.append(f"  {label:<16}{getattr(sc, key)}")
+            value = getattr(sc, key)
+            lines.append(f"  {label:<16}" + (f"{value:,} tokens" if key == "draft_vocab" else f"{value}"))
     if sc.overlap is False:  # its default, true, unsaid (as the file leaves it out)
         lines.append(f"  {'overlap':<16}false (a drafter on its own device drafts in series with the verify pass)")
     if sc.acceptance_length is not None:  # the alpha axis below is the alpha that gives it

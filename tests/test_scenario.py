@@ -382,3 +382,21 @@ def test_a_range_of_one_value_says_its_stop_is_not_swept():
     assert list(sc.axes["batch"]) == [1]
     assert [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)] == [
         "r.yaml: axes.batch: num 1 sweeps the start alone (1); stop 8 is not swept (num 2 or more spans the range)"]
+
+
+def test_show_and_the_size_check_count_the_configs_a_sweep_runs():
+    """qa320: plain decoding beside a draft model on three devices was counted once per device (show: 6 configs, 12
+    points; the sweep: 8), and a mapping naming one method in two cases was refused as two."""
+    sc = scenario_from_dict({"name": "dh", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": ["none", "draft"],
+                             "draft": "llama-3.2-1b", "draft_hardware": ["l4", "l40s", "a10g"],
+                             "axes": {"batch": [1, 8], "k": [2], "alpha": [0.7]}}, "dh.yaml")
+    assert (sc.configs, sc.points) == (4, 8)
+    import roofline
+
+    assert len(roofline.sweep({"name": "dh", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4,
+                               "method": ["none", "draft"], "draft": "llama-3.2-1b", "draft_hardware": ["l4", "l40s", "a10g"],
+                               "axes": {"batch": [1, 8], "k": [2], "alpha": [0.7]}})) == sc.points
+    mixed = scenario_from_dict({"name": "mm", "hardware": "h100-sxm", "model": ["llama-3.1-8b", "llama-3.1-70b"], "tp": 4,
+                                "method": {"llama-3.1-8b": "eagle", "llama-3.1-70b": "EAGLE"},
+                                "axes": {"batch": [1], "k": [2], "alpha": [0.7]}}, "mm.yaml")
+    assert mixed.method_by_model == (("llama-3.1-8b", "eagle"), ("llama-3.1-70b", "eagle")) and mixed.configs == 2

@@ -998,7 +998,7 @@ def test_scenarios_show_lists_the_keys_that_change_what_a_sweep_gives():
     sc = scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "eagle",
                              "draft_vocab": 32000, "question": "shared-prefix", "axes": {"batch": [1], "k": [2]}}, "s.yaml")
     text = scenario_table(sc)
-    assert "  draft vocab     32000" in text and "  question        shared-prefix" in text and "overlap" not in text
+    assert "  draft vocab     32,000 tokens" in text and "  question        shared-prefix" in text and "overlap" not in text
     sc = scenario_from_dict({"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft",
                              "draft": "llama-3.2-1b", "draft_hardware": "l4", "overlap": False,
                              "axes": {"batch": [1], "k": [2], "alpha": [0.7]}},
