@@ -805,7 +805,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
     axes = {name: [None if v != v else (int(v) if float(v).is_integer() and name != "alpha" else float(v)) for v in values]
             for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
     return {
-        "scenario": sc.name, "scenario_file": sc.path or None,  # the file it was read from (None: a mapping in code)
+        "scenario": sc.name,  # and the file it was read from, absolute (None: a mapping given in code; qa320: as typed)
+        "scenario_file": str(Path(sc.path).resolve()) if sc.path and Path(sc.path).is_file() else None,
         "description": sc.description, "roofline_version": __version__,
         "question": sc.answers or None,  # the report question it answers (its `question:`, or its name where it is one)
         "method": methods[0] if len(methods) == 1 else methods,

@@ -1804,10 +1804,10 @@ def test_the_break_even_finding_tells_a_users_scenario_to_copy_itself(tmp_path):
     r, _ = _run_text(tmp_path, "name: mine\nquestion: break-even-batch\nhardware: [h100-sxm, l4]\nmodel: llama-3.1-8b\n"
                      "engine: ideal\nmethod: eagle\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [1, 2]\n  alpha: [0.8]\n",
                      answer=False)
-    assert r.meta["scenario_file"] == str(tmp_path / "mine.yaml")
+    assert r.meta["scenario_file"] == str((tmp_path / "mine.yaml").resolve())
     df, ops, meta, _ = question_rows("break-even-batch", r.df, r.ops, r.meta)
     text = finding("break-even-batch", df, ops, meta, strict=False).text
-    assert f"roofline scenarios new be-vllm --from {tmp_path / 'mine.yaml'} --set engine=vllm" in text, text
+    assert f"roofline scenarios new be-vllm --from {(tmp_path / 'mine.yaml').resolve()} --set engine=vllm" in text, text
     _, shipped = _run("break-even-batch")
     assert "roofline scenarios new be-vllm --from break-even-batch --set engine=vllm" in shipped.text
 
