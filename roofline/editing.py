@@ -586,7 +586,8 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.hfimport import check_params
 
         check_params(data, str(path))
-    if kind == "scenario" and spec.name != Path(path).stem:  # (qa319: `scenarios list` said it, validate 'ok')
+    if kind == "scenario" and spec.name.lower() != Path(path).stem.lower():  # (qa319: `scenarios list` said it, validate
+        # 'ok'; names are found in any case: qa320)
         warn(f"{path}: name: {spec.name!r} is not the file's name {Path(path).stem!r}: commands find the scenario by the "
              f"file's name, and its sweep and report outputs take {spec.name!r}")
     if kind == "scenario":  # the profiles it names, and every layout and option against them, as a sweep checks them
