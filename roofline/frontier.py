@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ from roofline.serving import (
     stage_split_dense_note,
 )
 from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
-from roofline.units import is_finite, spoken_list
+from roofline.units import format_significant, is_finite, spoken_list
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
@@ -880,6 +881,11 @@ def _row_named(row, versus=None) -> str:
     return text + (f", {row['method']} k {int(row['k'])}" if row["decoding"] == "speculation" else "")
 
 
+def _deployment_named(row, versus=None) -> str:
+    """_row_named without the batch: a deployment, not one of its points."""
+    return re.sub(r", batch [0-9,]+", "", _row_named(row, versus), count=1)
+
+
 def _more(ratio: float, than: str) -> str:
     """'17.5% more than the pick' of a cost ratio under 2, '11.7x as much as the pick' from 2."""
     return f"{ratio - 1:.1%} more than {than}" if ratio < 2 else f"{ratio:.3g}x as much as {than}"
@@ -906,8 +912,12 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         no such miss matches (its swept rows, and between them where `refined` says batches were computed; cost
         c_other): reversed by steps of the answer's deployment measured trade_ratio(its points, c_other) x the
         predicted or more
-        the cheapest dearer row as fast of another deployment at a miss measured faster: it is the cheaper from steps of
-        its deployment measured trade_ratio(its points, c_answer) x the predicted or less (said from FASTER_RATIO_MIN)
+        of the other deployments at a miss measured faster (at any speed at the predicted step: qa321), the one whose
+        trade_ratio(its points in the miss's batches, c_answer) is highest: it is the cheaper from steps of that
+        deployment measured that x the predicted or less (said from FASTER_RATIO_MIN)
+
+    Where the batches between swept ones could not be priced (refine's notes), the other deployment's point is its
+    cheapest swept one, said so, and the ratio may be less (qa321).
 
     Rows are the table's reachable ones (_reachable) as selected; a miss without `measured` says no direction and is
     passed."""
@@ -937,7 +947,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                           if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
             alternative = (_refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
                            if refined else None)  # (no batch computed now where --where chose the batches: qa314)
-            if alternative is not None and (other is None or alternative[COST] < other[COST]):
+            unpriced = alternative is not None and bool(alternative.get("unpriced", False))
+            if alternative is not None and not unpriced and (other is None or alternative[COST] < other[COST]):
                 other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
             ratio = float("nan")
             if other is not None:
@@ -951,29 +962,39 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                                         other[COST])
             if ratio == ratio:
                 notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine "
-                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} point at {speed} "
+                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} "
+                             + ("swept " if unpriced else "") + f"point at {speed} "
                              f"of another deployment that no such miss matches ({_row_named(other, answer)}) costs "
                              f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured "
-                             f"{_times(ratio)} the predicted or more ({1 - 1 / ratio:.1%} short) make that one the cheaper "
-                             "at this speed" + ("" if every else " (taken at its swept batches: between them higher)"))
-        faster = next((row for _, row in rows.iterrows()
-                       if any(m.get("measured") == "faster" for m in _misses_of(row, extra_dirs, cache))), None)
-        if faster is not None:
-            whole = reachable[(reachable["decoding"] == kind) & _same_deployment(
-                reachable, faster, [*keys, *(c for c in ("k", "alpha") if c in reachable and kind == "speculation")])]
-            if "context" in whole:
-                whole = whole[whole["context"] == faster["context"]]
-            batches, costs, speeds, every = _deployment_points(faster, kind, whole, meta, extra_dirs, refused, None,
-                                                               bool(refined))
-            inside = _in_miss(faster, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
-            ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
-            if ratio >= FASTER_RATIO_MIN:
-                notes.append(f"{_row_named(faster, answer)} costs {_more(faster[COST] / answer[COST], f'the {kind} {named}')} "
-                             f"at {speed}, at a point where a known miss of its engine (roofline engines show "
-                             f"{faster['engine']}) measured steps faster than predicted: steps of its deployment measured "
-                             f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make that "
-                             "deployment, at some batch, the cheaper at this speed"
+                             f"{_times(ratio)} the predicted or " + ("more" if not unpriced else "more, or less where a "
+                             "cheaper point lies between the swept batches (not priced: above)")
+                             + f" ({1 - 1 / ratio:.1%} short) make that one the cheaper at this speed"
                              + ("" if every else " (taken at its swept batches: between them higher)"))
+        # every other deployment at a point a miss measured faster, whatever its speed at predicted steps (qa321: one
+        # just too slow at the predicted step was passed, though the miss makes it fast enough and the cheaper)
+        any_speed = reachable[reachable["decoding"] == kind]
+        if "context" in any_speed:
+            any_speed = any_speed[any_speed["context"] == answer["context"]]
+        deploy_keys = [*keys, *(c for c in ("k", "alpha") if c in any_speed and kind == "speculation")]
+        best = None  # (ratio, a row of that deployment, every)
+        for _, group in any_speed[~_same_deployment(any_speed, answer, keys)].groupby(
+                [any_speed[c].map(_key_text) for c in deploy_keys] if deploy_keys else [np.zeros(len(any_speed))], sort=False):
+            first = group.iloc[0]
+            if not any(m.get("measured") == "faster" for m in _misses_of({**first.to_dict(), "batch": range(1, REFINE_POINTS_MAX + 1)},
+                                                                         extra_dirs, cache)):
+                continue
+            batches, costs, speeds, every = _deployment_points(first, kind, group, meta, extra_dirs, refused, None, bool(refined))
+            inside = _in_miss(first, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
+            ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
+            if ratio == ratio and ratio < 1 and (best is None or ratio > best[0]):
+                best = (ratio, first, every)
+        if best is not None and best[0] >= FASTER_RATIO_MIN:
+            ratio, first, every = best
+            notes.append(f"{_deployment_named(first, answer)} is at points where a known miss of its engine (roofline engines "
+                         f"show {first['engine']}) measured steps faster than predicted: steps of that deployment measured "
+                         f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it, at some "
+                         f"batch, cheaper than the {kind} {named} (${format_significant(float(answer[COST]))} per million "
+                         f"tokens) at {speed}" + ("" if every else " (taken at its swept batches: between them higher)"))
     return notes
 
 
@@ -1032,8 +1053,11 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
     if rows.empty:
         return None
-    found = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {}).get("row")
-    return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
+    result = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {})
+    found = result.get("row")
+    if found is None:  # where some gaps could not be priced, the cheapest other point is unknown (qa321): said so
+        return pd.Series({"unpriced": True}) if result.get("notes") else None
+    return pd.concat([found, pd.Series({"decoding": kind})])
 
 
 def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:
