@@ -373,7 +373,10 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     from roofline.units import format_usd_per_hour
 
     swept = (meta or {}).get("price_usd_per_hour")
-    if not isinstance(swept, dict) or not len(df):
+    read_off = not isinstance(swept, dict)  # a table without its scenario.json: the prices its costs give (qa321: the
+    if read_off:  # note was left out, where price_notes reads them so)
+        swept = {n: v for n, v in swept_prices(df).items() if v is not None}
+    if not swept or not len(df):
         return ""
     names = list(dict.fromkeys([*df["hardware"].astype(str), *(v for v in df.get("draft_hardware", pd.Series(dtype=object))
                                                                if isinstance(v, str) and v)]))
@@ -391,8 +394,8 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     sources = ("rental quotes whose sources `roofline hw show NAME` gives" + (f", but those marked {marked}" if marked else "")
                if quotes else "your own prices" + (", but those changed since (above)" if changed else "") if yours else
                "prices the profiles no longer give (above)")
-    return (f"priced at {', '.join(shown)} a device-hour (as swept): {sources}; a pick between devices moves with them"
-            if shown else "")
+    how = "read off the table's costs" if read_off else "as swept"
+    return f"priced at {', '.join(shown)} a device-hour ({how}): {sources}; a pick between devices moves with them" if shown else ""
 
 
 def unchecked_note(unchecked: list[str]) -> str:

@@ -1358,6 +1358,10 @@ def test_a_price_set_by_hand_is_said_so_by_cheapest_and_the_reports_assumptions(
     assert "h100-cheap $1.00 (changed since) a device-hour (as swept): rental quotes whose sources" in out, out
     code, _, err = roofline("--profiles", tmp_path / "p", "hw", "set", "h100-cheap", "price=1.0 USD/h")
     assert code == 0, err
+    (tmp_path / "lone").mkdir()  # qa321: a table read without its scenario.json gave no 'priced at' note at all
+    (tmp_path / "lone" / "t.csv").write_bytes((tmp_path / "sw" / "results.csv").read_bytes())
+    code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "lone" / "t.csv", "--min-tokens-per-user", "50")
+    assert "priced at h200 $4.50, h100-cheap $1.00 (yours) a device-hour (read off the table's costs):" in out, out
     code, _, err = roofline("--profiles", tmp_path / "p", "report", "cg", "--out", tmp_path / "r")
     assert code == 0, err
     md = (tmp_path / "r" / "report.md").read_text()
