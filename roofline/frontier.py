@@ -342,7 +342,7 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
     return notes
 
 
-def price_is_users(name: str, price: float, extra_dirs: tuple = ()) -> bool:
+def price_is_users(name: str, price: float, extra_dirs: tuple = (), rel_tol: float = 1e-6) -> bool:
     """Whether device `name`'s price of `price` a device-hour (as a table was priced at) is the user's, not a rental
     quote with sources: its profile on the search path (or the file the sweep recorded: profiles.recorded_files) gives
     that price, and either its header says the price was set by hand (hw new / hw set), or it is a profile of the
@@ -352,7 +352,7 @@ def price_is_users(name: str, price: float, extra_dirs: tuple = ()) -> bool:
     from roofline.tables import _set_by_hand
 
     hw = _hardware_now(name, extra_dirs)
-    if hw is None or hw.price_usd_per_hour is None or not math.isclose(hw.price_usd_per_hour, float(price), rel_tol=1e-6) or not hw.path:
+    if hw is None or hw.price_usd_per_hour is None or not math.isclose(hw.price_usd_per_hour, float(price), rel_tol=rel_tol) or not hw.path:
         return False
     if "price" in _set_by_hand(hw.path):
         return True
@@ -381,11 +381,12 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     names = list(dict.fromkeys([*df["hardware"].astype(str), *(v for v in df.get("draft_hardware", pd.Series(dtype=object))
                                                                if isinstance(v, str) and v)]))
     priced = [n for n in names if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
-    yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs)}
+    tolerance = 1e-4 if read_off else 1e-6  # a price read off a CSV's 6-digit costs compares loosely (as price_notes)
+    yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs, tolerance)}
     # a price the profile no longer gives (price_notes says so) is no quote its sources give (qa311: a price set by hand
     # and set again since was called a rental quote)
     changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is None  # removed since, or its
-               or not math.isclose(now, float(swept[n]), rel_tol=1e-6)}  # profile gone (qa312: still 'a quote')
+               or not math.isclose(now, float(swept[n]), rel_tol=tolerance)}  # profile gone (qa312: still 'a quote')
     quotes = set(priced) - yours - changed
     shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and quotes | changed else
                                                                   " (changed since)" if n in changed and quotes | yours else "")
@@ -886,7 +887,7 @@ def _row_named(row, versus=None) -> str:
 
 def _deployment_named(row, versus=None) -> str:
     """_row_named without the batch: a deployment, not one of its points."""
-    return re.sub(r", batch [0-9,]+", "", _row_named(row, versus), count=1)
+    return re.sub(r", batch \d+(?:,\d{3})*", "", _row_named(row, versus), count=1)  # (qa322: the comma after it too)
 
 
 def _more(ratio: float, than: str) -> str:
@@ -970,7 +971,7 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                              f"of another deployment that no such miss matches ({_row_named(other, answer)}) costs "
                              f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured "
                              f"{_times(ratio)} the predicted or " + ("more" if not unpriced else "more, or less where a "
-                             "cheaper point lies between the swept batches (not priced: above)")
+                             "cheaper point lies between the swept batches (not priced: its note)")
                              + f" ({1 - 1 / ratio:.1%} short) make that one the cheaper at this speed"
                              + ("" if every else " (taken at its swept batches: between them higher)"))
         # every other deployment at a point a miss measured faster, whatever its speed at predicted steps (qa321: one
@@ -980,8 +981,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             any_speed = any_speed[any_speed["context"] == answer["context"]]
         deploy_keys = [*keys, *(c for c in ("k", "alpha") if c in any_speed and kind == "speculation")]
         best = None  # (ratio, a row of that deployment, every)
-        for _, group in any_speed[~_same_deployment(any_speed, answer, keys)].groupby(
-                [any_speed[c].map(_key_text) for c in deploy_keys] if deploy_keys else [np.zeros(len(any_speed))], sort=False):
+        others = any_speed[~_same_deployment(any_speed, answer, keys)]
+        for _, group in others.groupby([others[c].map(_key_text) for c in deploy_keys], sort=False):  # (hardware: always)
             first = group.iloc[0]
             if not any(m.get("measured") == "faster" for m in _misses_of({**first.to_dict(), "batch": range(1, REFINE_POINTS_MAX + 1)},
                                                                          extra_dirs, cache)):
@@ -990,13 +991,14 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             inside = _in_miss(first, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
             ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
             if ratio == ratio and ratio < 1 and (best is None or ratio > best[0]):
-                best = (ratio, first, every)
+                held = np.minimum(speeds[inside] / min_tokens_per_s_per_user, answer[COST] / costs[inside])
+                best = (ratio, first, every, int(batches[inside][np.argmax(held)]))  # the batch that holds longest
         if best is not None and best[0] >= FASTER_RATIO_MIN:
-            ratio, first, every = best
+            ratio, first, every, at = best
             notes.append(f"{_deployment_named(first, answer)} is at points where a known miss of its engine (roofline engines "
                          f"show {first['engine']}) measured steps faster than predicted: steps of that deployment measured "
-                         f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it, at some "
-                         f"batch, cheaper than the {kind} {named} (${format_significant(float(answer[COST]))} per million "
+                         f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it, at batch "
+                         f"{at:,}, cheaper than the {kind} {named} (${format_significant(float(answer[COST]))} per million "
                          f"tokens) at {speed}" + ("" if every else " (taken at its swept batches: between them higher)"))
     return notes
 
@@ -1004,8 +1006,14 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
 def _in_miss(row: pd.Series, batches: np.ndarray, measured: str, extra_dirs: tuple, cache: dict) -> np.ndarray:
     """Per batch of `row`'s deployment: a known miss measured `measured` matches it there (a miss says nothing of the
     batches outside its own: qa314, gpt-oss's batch-1 miss carried to batch 8)."""
-    return np.array([any(m.get("measured") == measured for m in _misses_of({**row.to_dict(), "batch": int(b)}, extra_dirs, cache))
-                     for b in batches], bool)
+    batches = np.asarray(batches, dtype=np.int64)
+    entries = _misses_of({**row.to_dict(), "batch": range(1, int(batches.max(initial=1)) + 1)}, extra_dirs, cache)
+    inside = np.zeros(len(batches), bool)  # each entry's batch range, at once (qa322: a lookup a batch took a minute)
+    for miss in entries:
+        if miss.get("measured") == measured:
+            low, high = miss.get("batch") or (1, None)
+            inside |= (batches >= low) & (batches <= (high if high is not None else np.iinfo(np.int64).max))
+    return inside
 
 
 def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dict | None, extra_dirs: tuple, refused,
@@ -1058,9 +1066,9 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
         return None
     result = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {})
     found = result.get("row")
-    if found is None:  # where some gaps could not be priced, the cheapest other point is unknown (qa321): said so
-        return pd.Series({"unpriced": True}) if result.get("notes") else None
-    return pd.concat([found, pd.Series({"decoding": kind})])
+    if result.get("notes"):  # some gaps could not be priced: the cheapest other point is unknown (qa321, qa322: said
+        return pd.Series({"unpriced": True})  # so even where refine found one among the rest)
+    return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
 
 
 def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:

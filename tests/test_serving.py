@@ -1122,6 +1122,11 @@ def test_the_trade_ratio_is_the_longest_any_point_of_a_deployment_holds():
     rows = pd.DataFrame({"hardware": ["b200", "b200", "h200"], "draft_hardware": [np.nan, "", np.nan], "tp": [1.0, 1, 1]})
     assert list(_same_deployment(rows, pd.Series({"hardware": "b200", "draft_hardware": "", "tp": 1}),
                                  ["hardware", "draft_hardware", "tp"])) == [True, True, False]
+    from roofline.frontier import _deployment_named  # (qa322: 'sglang eagle k 2', its comma swallowed)
+
+    row = pd.Series({"model": "m", "hardware": "b200", "devices": 1, "tp": 1, "engine": "sglang", "batch": 1024,
+                     "decoding": "speculation", "method": "eagle", "k": 2})
+    assert _deployment_named(row) == "m on b200 x 1 (tp 1), sglang, eagle k 2"
     # a dearer deployment, its points slower than 40 included: cheaper while r <= 0.875 (qa314: 0.789 said from one row)
     assert trade_ratio(np.array([12.54, 8.927]), np.array([49.8, 35.0]), 40.0, 9.898) == pytest.approx(0.875)
 
@@ -1176,7 +1181,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     finally:
         monkey.undo()
     assert len(unpriced) == 1 and "the cheapest plain swept point at 40 tokens/s per user" in unpriced[0], unpriced
-    assert "or more, or less where a cheaper point lies between the swept batches (not priced: above)" in unpriced[0]
+    assert "or more, or less where a cheaper point lies between the swept batches (not priced: its note)" in unpriced[0]
     df.to_csv(tmp_path / "results.csv", index=False)  # and `roofline cheapest` says it under its table
     code, out, _ = roofline("cheapest", tmp_path / "results.csv", "--min-tokens-per-user", str(speed))
     assert code == 0 and f"note: {notes[0]}" in out
@@ -1191,6 +1196,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     notes = miss_margin_notes(first, picks, 200.0, refused, (), {})
     assert picks["plain"]["hardware"] == "h200" and 0.5 <= ratio < 1 and len(notes) == 1, (ratio, notes)
     assert notes[0].startswith("gpt-oss-120b on b200 x 8 (tp 8), sglang is at points where a known miss of its engine")
+    assert "make it, at batch 1, cheaper than the plain pick" in notes[0], notes[0]  # the batch the miss covers (qa322)
     assert f"steps of that deployment measured {ratio:.3f}x the predicted or less" in notes[0], notes
     # qa321: said too where its batch 1 is just too slow at the predicted step (the miss makes it fast enough)
     speed = float(b200["tokens_per_s_per_user"]) * 1.05
