@@ -671,8 +671,8 @@ def scenarios_show(name: Annotated[str, typer.Argument(help="Scenario name or YA
 
     sc = load_scenario(name, _dirs())
     with warnings_named(sc.path):  # the file named in front, as validate says them (qa140)
-        load_configs(sc, _dirs())  # its profiles loaded as a sweep would: an unknown name is one line, as in validate
-    typer.echo(scenario_table(sc))
+        configs = load_configs(sc, _dirs())  # its profiles loaded as a sweep would: an unknown name is one line, as in
+    typer.echo(scenario_table(sc, len(configs)))  # validate; the configs it runs counted (qa322: pairs it drops)
 
 
 @scenarios_app.command("validate")

@@ -753,8 +753,10 @@ def scenario_list(scenarios: list) -> str:
     return "\n".join(lines)
 
 
-def scenario_table(sc) -> str:
-    """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes."""
+def scenario_table(sc, configs: int | None = None) -> str:
+    """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes
+    (`configs`: those the sweep runs, grid.load_configs' count, where the caller has it; else sc.configs, which counts a
+    dense model's expert dtype and a dtype beside its native one as configs of their own)."""
     from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS
     from roofline.serving import DEFAULT_ENGINE
 
@@ -792,8 +794,9 @@ def scenario_table(sc) -> str:
         head = ", ".join(f"{v:g}" for v in (vals if len(vals) <= 10 else vals[:8])) + (f", ... {vals[-1]:g}" if len(vals) > 10 else "")
         lines.append(f"  axis {axis:<11}{len(vals):>4} value{'s' if len(vals) > 1 else ' '}: {head}")
     grid = sc.points // max(sc.configs, 1)
-    lines.append(f"\n  {sc.configs} config{'' if sc.configs == 1 else 's'} x {grid:,} grid point{'' if grid == 1 else 's'} "
-                 f"= {sc.points:,} point{'' if sc.points == 1 else 's'}")
+    n = sc.configs if configs is None else configs
+    lines.append(f"\n  {n} config{'' if n == 1 else 's'} x {grid:,} grid point{'' if grid == 1 else 's'} "
+                 f"= {n * grid:,} point{'' if n * grid == 1 else 's'}")
     return "\n".join(lines)
 
 

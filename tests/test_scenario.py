@@ -400,3 +400,16 @@ def test_show_and_the_size_check_count_the_configs_a_sweep_runs():
                                 "method": {"llama-3.1-8b": "eagle", "llama-3.1-70b": "EAGLE"},
                                 "axes": {"batch": [1], "k": [2], "alpha": [0.7]}}, "mm.yaml")
     assert mixed.method_by_model == (("llama-3.1-8b", "eagle"), ("llama-3.1-70b", "eagle")) and mixed.configs == 2
+
+
+def test_scenarios_show_counts_the_configs_the_sweep_runs(tmp_path, roofline):
+    """qa322: `show` said 2 configs and 4 points of a sweep of weight_dtype [null, bf16] on a bf16 model, whose two
+    values are one config (the sweep wrote 2 points)."""
+    path = tmp_path / "s5.yaml"
+    path.write_text("name: s5\nhardware: h100-sxm\nmodel: llama-3.1-8b\nweight_dtype: [null, bf16]\n"
+                    "axes: {batch: [1, 8]}\n")
+    code, out, err = roofline("scenarios", "show", path)
+    assert code == 0 and out.strip().endswith("1 config x 2 grid points = 2 points"), out
+    import roofline as api
+
+    assert len(api.sweep(str(path))) == 2
