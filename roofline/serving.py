@@ -1043,7 +1043,8 @@ def check_known_misses(where: str, value: object) -> tuple:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, batch, note}", value)
+        raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, batch, measured, note} "
+                          "(known_misses=[{...}], or engines edit)", value)
     from roofline.speculation import METHODS  # (speculation imports this module)
 
     out = []
@@ -1077,7 +1078,8 @@ def check_known_misses(where: str, value: object) -> tuple:
                                       and isinstance(batch[0], int) and not isinstance(batch[0], bool) and batch[0] >= 1
                                       and (batch[1] is None or isinstance(batch[1], int) and not isinstance(batch[1], bool)
                                            and batch[1] >= batch[0])):
-            raise field_error(where, f"{at}.batch", "[LOW, HIGH] whole numbers from 1 (HIGH null: no end)", batch)
+            raise field_error(where, f"{at}.batch", "[LOW, HIGH] whole numbers from 1, LOW at most HIGH (HIGH null: no end)",
+                              batch)
         entry = {**{k: item[k] for k in KNOWN_MISS_KEYS if k in item and k != "note"}, "note": note}
         if entry in out:
             raise field_error(where, at, "an entry not given before (it would be said twice)", item)
@@ -1109,9 +1111,12 @@ def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject
     """The notes of the known misses a point matches (known_misses_at). Said, never used to correct the prediction:
     these are measured misses the model does not explain. `subject` (' for deepseek-v3 on mi300x') names a sweep's
     config (qa309: unnamed among configs); each says how to read its percentages."""
-    return [f"a known miss of engine {engine.name}{subject}: {miss['note']} (x% short: the measured step is the "
-            "predicted / (1 - x), 39% short 1.64x; x% high: the predicted throughput is the measured x (1 + x); "
-            "docs/ACCURACY.md, \"Where the model still misses\")" for miss in known_misses_at(engine, hw, model, methods, batches)]
+    return [f"a known miss of engine {engine.name}{subject}: {miss['note']}"
+            + (" (x% short: the measured step is the predicted / (1 - x), 39% short 1.64x; x% high: the predicted "
+               "throughput is the measured x (1 + x); x% long: the predicted step is the measured x (1 + x); "
+               "docs/ACCURACY.md, \"Where the model still misses\")"
+               if re.search(r"% (?:short|high|long)\b", miss["note"]) else "")  # (qa323: said of notes without such figures)
+            for miss in known_misses_at(engine, hw, model, methods, batches)]
 
 
 def _nvidia_only(data: dict, where: str) -> bool:

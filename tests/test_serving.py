@@ -1077,6 +1077,9 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     assert said[0].startswith("a known miss of engine sglang for gpt-oss-120b on b200: ")  # its config named (qa309)
     assert "(x% short: the measured step is the predicted / (1 - x)" in said[0]  # how to read it (qa309)
     plain_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["none"], "note": "plain"},))
+    bare_note = [w for w in misses(roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=1, alpha=0.8,
+                                                    engine=mtp_only))]
+    assert bare_note == ["a known miss of engine vllm: a miss"]  # no figures in it: no reading of them (qa323)
     with warnings.catch_warnings(record=True) as caught:  # a speculative sweep's k 0 rows are plain decoding (qa306)
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": plain_only, "method": "eagle",
