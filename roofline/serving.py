@@ -1514,19 +1514,34 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
 def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:
     """Where a profile is written (engines new, set, edit) and validated: the engine as on every hardware profile on
     the search path (for_hardware: no class both split and whole on a device two overrides match, qa143), and a
-    warning where an override's glob matches no hardware profile (a device's family is one's name: `H100*` matches
-    none, globs being case-sensitive) or is an earlier entry's (the later wins where both set a field; qa141)."""
+    warning where an override's or a known miss's glob matches no device's engine family (`H100*` matches none, globs
+    being case-sensitive; a user device's own name, whose family is another's, none either: qa323) or is an earlier
+    override's (the later wins where both set a field; qa141)."""
+    from roofline.hardware import load_hardware
+
     names = [n.lower() for n in list_names("hardware", extra_dirs)]
     for name in names:
         engine.for_hardware(name)
+    family_of = {}  # each device's engine family, what a glob matches (qa323: a user device's own name, of another
+    for name in names:  # family, passed as a match and applied on no device)
+        try:
+            family_of[name] = load_hardware(name, extra_dirs).engine_family
+        except RooflineError:
+            family_of[name] = name
+    families = set(family_of.values())
     seen = set()
-    for i, (glob, _) in enumerate(engine.overrides):
-        if not any(fnmatch.fnmatchcase(n, glob) for n in names):
-            warn(f"{path}: overrides[{i}].hardware: {glob!r} matches no hardware profile (names and families are lower "
-                 "case: mi*, b[0-9]*, h100-sxm), so its values apply on no device")
-        elif glob in seen:
-            warn(f"{path}: overrides[{i}].hardware: {glob!r} is an earlier entry's glob too: where both set a field, this "
-                 "entry's value wins")
+    globs = [(f"overrides[{i}].hardware", glob, "its values apply") for i, (glob, _) in enumerate(engine.overrides)]
+    globs += [(f"known_misses[{i}].hardware", miss["hardware"], "it is said") for i, miss in enumerate(engine.known_misses)
+              if "hardware" in miss]
+    for entry, glob, what in globs:
+        if not any(fnmatch.fnmatchcase(f, glob) for f in families):
+            named = [n for n in names if fnmatch.fnmatchcase(n, glob)]
+            why = (f" ({', '.join(named[:3])}: of famil{'y' if len({family_of[n] for n in named}) == 1 else 'ies'} "
+                   f"{', '.join(dict.fromkeys(family_of[n] for n in named[:3]))}; a glob matches a device's engine family)"
+                   if named else " (families are lower case: mi*, b[0-9]*, h100-sxm)")
+            warn(f"{path}: {entry}: {glob!r} matches no device's engine family{why}, so {what} on no device")
+        elif entry.startswith("overrides") and glob in seen:
+            warn(f"{path}: {entry}: {glob!r} is an earlier entry's glob too: where both set a field, this entry's value wins")
         seen.add(glob)
 
 

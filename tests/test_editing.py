@@ -1336,7 +1336,7 @@ def test_an_override_glob_matching_no_device_or_given_twice_is_said(tmp_path):
 
     with pytest.warns(RooflineWarning) as said:
         new_profile("engine", "e10", "sglang", ["overrides.0.hardware=H100*"], out_dir=tmp_path)
-    assert [w for w in said if "overrides[0].hardware: 'H100*' matches no hardware profile" in str(w.message)]
+    assert [w for w in said if "overrides[0].hardware: 'H100*' matches no device's engine family" in str(w.message)]
     with pytest.warns(RooflineWarning) as said:
         new_profile("engine", "e11", "sglang", ['overrides=[{hardware: "h*", kernel_latency: 3 us}, '
                                                 '{hardware: "h*", kernel_latency: 4 us}]'], out_dir=tmp_path)

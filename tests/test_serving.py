@@ -1,6 +1,7 @@
 """Serving-engine terms (serving.py) as they enter the step time (engine.py) and speculation."""
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -1211,3 +1212,23 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     assert miss_margin_notes(df, picks, 200.0, refused, (), {}) == []
     with pytest.raises(RooflineError, match=r"known_misses\[0\]\.measured: expected slower or faster"):
         engine_from_dict({"name": "e", "source": "s", "known_misses": [{"note": "x", "measured": "slow"}]}, "e.yaml")
+
+
+def test_an_override_or_known_miss_keyed_to_no_devices_family_is_said(tmp_path):
+    """qa323: an override or a known miss written with a user device's name (whose engine family is h100-sxm), or a
+    typo like 'mi300', applied on no device in silence."""
+    import warnings
+
+    from roofline.editing import new_profile
+    from roofline.errors import RooflineWarning
+
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "h100-fast.yaml").write_text(text.replace("name: h100-sxm", "name: h100-fast") + "family: h100-sxm\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        new_profile("engine", "ov2", "vllm", ["overrides.0.hardware=h100-fast", 'known_misses=[{hardware: "mi300", note: x}]'],
+                    out_dir=tmp_path, extra_dirs=(tmp_path,))
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "engine family" in str(w.message)]
+    assert any("overrides[0].hardware: 'h100-fast' matches no device's engine family (h100-fast: of family h100-sxm" in w
+               for w in said), said
+    assert any("known_misses[0].hardware: 'mi300' matches no device's engine family" in w for w in said), said
