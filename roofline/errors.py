@@ -193,8 +193,8 @@ def warn(message: str) -> None:
     import sys
     import warnings
 
-    package = str(Path(__file__).resolve().parent)
-    level, frame = 2, sys._getframe(1)
+    package = str(Path(__file__).resolve().parent) + os.sep  # (its separator: a caller's folder named roofline_nb is
+    level, frame = 2, sys._getframe(1)  # not the package, qa318)
     while frame.f_back is not None and (str(Path(frame.f_code.co_filename).resolve()).startswith(package)
                                         or Path(frame.f_code.co_filename).name == "contextlib.py"):  # a with-block's exit
         frame, level = frame.f_back, level + 1

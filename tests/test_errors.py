@@ -126,3 +126,26 @@ def test_a_field_name_with_a_line_break_is_shown_by_its_repr_on_one_line():
     assert str(field_error("x.yaml", "\n\n  ", "a known field", "v")) == "x.yaml: '\\n\\n  ': expected a known field, found 'v'"
     assert "\n" not in str(unknown_key_error("x.yaml", "\n\n  ", ["name", "memory"]))
     assert str(field_error("x.yaml", "memory", "a size", 1)).startswith("x.yaml: memory: ")  # a plain name as written
+
+
+@pytest.mark.slow
+def test_a_warning_from_a_callers_folder_named_like_the_package_is_attributed_to_the_caller(tmp_path):
+    """qa318: `errors.warn` took every file whose path began with the package's folder for the package's own, so a
+    caller in a folder named roofline_nb beside it was skipped and the warning attributed to its caller's caller."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import roofline
+
+    package = Path(roofline.__file__).resolve().parent
+    sibling = package.parent / f"{package.name}_qa318_probe"  # beside the package, as a notebook folder would be
+    sibling.mkdir(exist_ok=True)
+    try:
+        (sibling / "cell.py").write_text("from roofline.errors import warn\n\ndef run():\n    warn('probe')\n")
+        (tmp_path / "main.py").write_text(f"import sys\nsys.path.insert(0, {str(sibling)!r})\nimport cell\n\ncell.run()\n")
+        done = subprocess.run([sys.executable, str(tmp_path / "main.py")], capture_output=True, text=True, timeout=60)
+        assert f"{sibling / 'cell.py'}:4: RooflineWarning: probe" in done.stderr, done.stderr
+    finally:
+        shutil.rmtree(sibling, ignore_errors=True)
