@@ -946,9 +946,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         rows = fast[~same & (fast[COST] > answer[COST])].sort_values(COST, kind="stable")
         own = fast[same & _same_deployment(fast, answer, [c for c in ("k", "alpha") if c in fast and kind == "speculation"])]
         # (its k and alpha too: the points computed again are of them alone, qa316)
-        if any(m.get("measured") == "slower" for m in _misses_of(answer, extra_dirs, cache)):
-            other = next((row for _, row in rows.iterrows()
-                          if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
+        if _missed(answer, "slower", extra_dirs, cache):
+            other = next((row for _, row in rows.iterrows() if not _missed(row, "slower", extra_dirs, cache)), None)
             alternative = (_refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
                            if refined else None)  # (no batch computed now where --where chose the batches: qa314)
             unpriced = alternative is not None and bool(alternative.get("unpriced", False))
@@ -984,15 +983,14 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         others = any_speed[~_same_deployment(any_speed, answer, keys)]
         for _, group in others.groupby([others[c].map(_key_text) for c in deploy_keys], sort=False):  # (hardware: always)
             first = group.iloc[0]
-            if not any(m.get("measured") == "faster" for m in _misses_of({**first.to_dict(), "batch": range(1, REFINE_POINTS_MAX + 1)},
-                                                                         extra_dirs, cache)):
+            if not _missed({**first.to_dict(), "batch": range(1, REFINE_POINTS_MAX + 1)}, "faster", extra_dirs, cache):
                 continue
             batches, costs, speeds, every = _deployment_points(first, kind, group, meta, extra_dirs, refused, None, bool(refined))
             inside = _in_miss(first, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
             ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
             if ratio == ratio and ratio < 1 and (best is None or ratio > best[0]):
-                held = np.minimum(speeds[inside] / min_tokens_per_s_per_user, answer[COST] / costs[inside])
-                best = (ratio, first, every, int(batches[inside][np.argmax(held)]))  # the batch that holds longest
+                holds = np.minimum(speeds[inside] / min_tokens_per_s_per_user, answer[COST] / costs[inside])
+                best = (ratio, first, every, int(batches[inside][np.argmax(holds)]))  # the batch that holds longest
         if best is not None and best[0] >= FASTER_RATIO_MIN:
             ratio, first, every, at = best
             notes.append(f"{_deployment_named(first, answer)} is at points where a known miss of its engine (roofline engines "
@@ -1001,6 +999,12 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                          f"{at:,}, cheaper than the {kind} {named} (${format_significant(float(answer[COST]))} per million "
                          f"tokens) at {speed}" + ("" if every else " (taken at its swept batches: between them higher)"))
     return notes
+
+
+def _missed(row, measured: str, extra_dirs: tuple, cache: dict) -> bool:
+    """Whether a known miss measured `measured` (slower | faster) matches `row` (_misses_of: its batch, or any of a
+    range)."""
+    return any(m.get("measured") == measured for m in _misses_of(row, extra_dirs, cache))
 
 
 def _in_miss(row: pd.Series, batches: np.ndarray, measured: str, extra_dirs: tuple, cache: dict) -> np.ndarray:
@@ -1025,8 +1029,7 @@ def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dic
     swept rows, every False. Points that do not fit, have no cost or are at a refused layout are left out."""
     speculative = kind == "speculation"
     if not between:
-        rows = pd.concat([swept[["batch", COST, SPEED]], row[["batch", COST, SPEED]].to_frame().T])
-        return rows["batch"].to_numpy(int), rows[COST].to_numpy(float), rows[SPEED].to_numpy(float), True
+        return (*_swept_points(row, swept), True)
     top = upto
     if top is None:
         cap = row.get("max_batch" if speculative else "baseline_max_batch", row.get("max_batch"))
@@ -1042,15 +1045,21 @@ def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dic
         now = now[now["fits_in_memory"].astype(bool) & now[COST].notna() & ~refused_rows(now, refused or [])]
         if is_finite(scale) and len(now):
             return now["batch"].to_numpy(int), now[COST].to_numpy() * scale, now[SPEED].to_numpy(), True
+    return (*_swept_points(row, swept), False)
+
+
+def _swept_points(row: pd.Series, swept: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(batches, costs, speeds) of a deployment's `swept` rows and `row` (a point computed now among them)."""
     rows = pd.concat([swept[["batch", COST, SPEED]], row[["batch", COST, SPEED]].to_frame().T])
-    return rows["batch"].to_numpy(int), rows[COST].to_numpy(float), rows[SPEED].to_numpy(float), False
+    return rows["batch"].to_numpy(int), rows[COST].to_numpy(float), rows[SPEED].to_numpy(float)
 
 
 def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tokens_per_s_per_user: float, refused,
                          extra_dirs: tuple, meta: dict | None, cache: dict) -> pd.Series | None:
     """The cheapest point of `kind` at a batch not swept (refine) among the table's rows of other deployments than the
     answer's (its hardware, model, engine, dtypes and layout), at its context, that no known miss measured slower
-    matches; None where refine finds none cheaper than their swept rows."""
+    matches; None where refine finds none cheaper than their swept rows; a Series of `unpriced` True where refine could
+    not price some gaps (the cheapest other point is then unknown)."""
     rows = df[~_same_deployment(df, answer, [c for c in DEPLOYMENT if c in df and c not in ("method", "draft_hardware")])]
     if "context" in rows:
         rows = rows[rows["context"] == answer["context"]]
@@ -1058,9 +1067,8 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     # a deployment a miss measured slower matches at any batch is left out whole: refine would walk from its swept rows
     # outside the miss into batches inside it (qa314), and dropping its point left the next best unsought (qa316)
     everywhere = range(1, REFINE_POINTS_MAX + 1)
-    slower = [any(m.get("measured") == "slower" for m in _misses_of(
-        {"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": everywhere}, extra_dirs, cache))
-        for e, h, mo, me in zip(rows["engine"], rows["hardware"], rows["model"], method)]
+    slower = [_missed({"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": everywhere}, "slower",
+                      extra_dirs, cache) for e, h, mo, me in zip(rows["engine"], rows["hardware"], rows["model"], method)]
     rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
     if rows.empty:
         return None
