@@ -29,7 +29,7 @@ import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
-from roofline.units import PHYSICAL_RANGE, format_si, is_finite, parse_quantity, parse_seconds_or_zero
+from roofline.units import PHYSICAL_RANGE, format_si, format_significant, is_finite, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -624,8 +624,6 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
     1000x unit slip (`memory=192 TB`, `link_bandwidth=900 TB/s`, `peak_flops.bf16=1.2 EFLOP/s`, `price=3100 USD/h`)
     was taken in silence, where only a memory bandwidth above 20 TB/s was said (qa311). A dtype's ridge point (its peak
     over the memory bandwidth) outside SUSPICIOUS_RIDGE_FLOP_PER_BYTE says a slip in either."""
-    from roofline.units import format_significant
-
     peaks = [d for d, v in spec.peak_flops_per_s.items() if v > SUSPICIOUS_PEAK_FLOPS_PER_S]
     said = [(name, _as_written(data, name), limit) for name, value, bound, limit in (
         ("memory_bandwidth", spec.mem_bw_bytes_per_s, SUSPICIOUS_MEM_BW_BYTES_PER_S, format_si(SUSPICIOUS_MEM_BW_BYTES_PER_S, "B/s")),
