@@ -320,7 +320,7 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
     summary = summarize(df, label, file, split)
     columns = ["row", "source_id", "engine", "engine_used", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
                "weight_dtype", "kv_dtype", "batch", "concurrency", "input_len", "output_len", "method", "k", "acceptance_length",
-               "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
+               "graphs", "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
                "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "skipped"]
     with staged_dir(Path(out), force, "accuracy") as tmp:
         df[columns].to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")

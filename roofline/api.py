@@ -689,6 +689,13 @@ def predict(
         "dp_gather_time_s": float(m["dp_gather_time_s"]),  # an engine's dense layers over the stage (dp_attention_stage_split)
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
+        # eager passes (the engine's graphs false): the host's launch time of the step's kernels, their count, and
+        # whether it outlasts the device's work and so sets the step (engine.launch_floor_s); 0 / false in graphs
+        "graphs": bool(eng.graphs),
+        "launch_time_s": float(m["launch_time_s"]),
+        "launch_kernels": float(m["launch_time_s"]) / eng.eager_launch_s if eng.eager_launch_s and not eng.graphs else 0.0,
+        "eager_launch_s": float(eng.eager_launch_s),
+        "launch_bound": bool(m["launch_bound"]),
         "host_time_s": float(m["host_time_s"]),
         # false where host work is added to the device time: at pp 1 the engine's host_overlap, at pp > 1 one micro-batch
         # (engine.host_overlapped; from two, a micro-batch's share lies on its round trip, the others' beside it)

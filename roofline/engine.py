@@ -44,6 +44,11 @@ device from `roofline.costs`):
         is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
+    eager (the engine's `graphs` false): each pass takes at least its host's launches, pp * t_body_mean and m * t_body
+        (with t_head) each at least launch_floor_s = (K_layers + K_collectives + K_head) * eager_launch of its kernels:
+        K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding, input projection and LM
+        head, K_collectives = 2 * layers_stage where the stage has more than one device (collective_launches): the host
+        launches ahead of the device, so the pass is the longer of the two (launch_time_s, launch_bound); in graphs, 0
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host      (pp = 1)
            = max(max(pp * t_body_mean + t_head + t_host_mb, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)
@@ -602,8 +607,8 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
 
 def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, name: str, flops, nbytes,
                      ceilings: tuple[float, float], pad: dict, overlap_exponent) -> tuple:
-    """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o, the kernel latencies in t_o)
-    of operator `name` over the stage's layers that run it (module docstring)."""
+    """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o, the kernel latencies in t_o,
+    its kernels kernels_o * n_o) of operator `name` over the stage's layers that run it (module docstring)."""
     flops_per_s, bytes_per_s = ceilings
     dequantised = name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name]))  # dequantised in the GEMM
     eta = engine.weight_only_efficiency if dequantised else 1.0
@@ -612,12 +617,25 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     flops_per_s, bytes_per_s = flops_per_s * eta, bytes_per_s * eta
     effective_flops = flops * pad.get(name, pad["gemm"]) if name in PADDED_GEMMS else flops
     time_s = op_time_s(effective_flops, nbytes, flops_per_s, bytes_per_s, overlap_exponent)
-    latency_s = 0.0
-    if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
+    launches = 0.0
+    if flops.any() or nbytes.any():
         quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
-        kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
-        latency_s = kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
-    return time_s + latency_s, effective_flops, flops_per_s, bytes_per_s, latency_s
+        launches = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised) * operator_layers(model, name, dep)
+    latency_s = launches * engine.kernel_latency_s
+    return time_s + latency_s, effective_flops, flops_per_s, bytes_per_s, latency_s, launches
+
+
+def collective_launches(model: ModelSpec, dep: Deployment) -> float:
+    """The collective kernels of a stage's pass an eager host launches: two a layer (after attention and after the MLP:
+    all-reduces, or an expert dispatch and combine) where the stage has more than one device, else none."""
+    return 2.0 * dep.stage_layers(model)[0] if dep.devices_per_stage > 1 else 0.0
+
+
+def launch_floor_s(engine: ServingEngine, layer_kernels: float, head_kernels: float) -> float:
+    """The host's time to launch a pass's kernels where the engine runs eagerly (`graphs` false): K * eager_launch, K =
+    the layers' kernels (with their collectives) + the head's; 0 in graphs (one launch a pass). The pass takes at least
+    that (module docstring)."""
+    return 0.0 if engine.graphs else (layer_kernels + head_kernels) * engine.eager_launch_s
 
 
 def host_sets_step(overlap, host_s, step_s):
@@ -745,9 +763,14 @@ def step_metrics(
     total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(7))
     peaks = operator_peaks(hw, dep)
     operators = {}
+    layer_kernels = head_kernels = 0.0  # the kernels of the busiest stage's layers and of the head, a pass
     for name, (flops, nbytes) in costs.items():
-        time_s, effective_flops, ceiling, memory_ceiling, latency_s = _operator_time_s(hw, model, dep, engine, name, flops,
-                                                                                       nbytes, ceilings[name], pad, p)
+        time_s, effective_flops, ceiling, memory_ceiling, latency_s, kernels = _operator_time_s(
+            hw, model, dep, engine, name, flops, nbytes, ceilings[name], pad, p)
+        if name in LAYER_OPERATORS:
+            layer_kernels += kernels
+        else:
+            head_kernels += kernels
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
@@ -773,16 +796,23 @@ def step_metrics(
         mean = dep.mean_stage()
         mean_costs = operator_costs(model, mb, q, context, mean, logit_tokens, prefill, shared_prefix, engine.prefix_read_once)
         mean_ceilings = operator_ceilings(hw, mean, model, sequences_per_group(mb, mean), engine)
-        mean_layers_s = sum(_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)[0]
-                            for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
+        mean_terms = [_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)
+                      for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
+        mean_layers_s, mean_layer_kernels = sum(t[0] for t in mean_terms), sum(t[5] for t in mean_terms)
         mean_layer_bytes = sum(nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
         mean_stage_layers = mean.stage_layers(model)[0]
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
-        mean_layer_bytes = total_bytes - head_bytes
+        mean_layer_bytes, mean_layer_kernels, mean = total_bytes - head_bytes, layer_kernels, dep
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, m_micro * (body_s + head_s + head_comm_s)
+    # an eager pass: no faster than its host launches its kernels (launch_floor_s), a round trip's and a stage's alike
+    launch_trip_s, launch_paced_s = (launch_floor_s(engine, pp * (mean_layer_kernels + collective_launches(model, mean)),
+                                                    head_kernels),
+                                     m_micro * launch_floor_s(engine, layer_kernels + collective_launches(model, dep), head_kernels))
+    launch_bound = (launch_trip_s > round_trip_s) | (launch_paced_s > paced_s)
+    round_trip_s, paced_s = np.maximum(round_trip_s, launch_trip_s), np.maximum(paced_s, launch_paced_s)
     round_trip = round_trip_s >= paced_s
 
     def per_step(busiest, mean_stage):
@@ -819,6 +849,9 @@ def step_metrics(
         # share said to add where the paced stages hid it)
         "host_on_path_s": np.maximum(step_s - device_s, 0.0),
         "host_microbatch_s": own_host_s,  # a micro-batch's own host work, t_host_mb (t_host at pp 1)
+        # an eager pass's host launches (0 in graphs): the step's, and whether they outlast the device's work
+        "launch_time_s": np.broadcast_to(np.where(round_trip, launch_trip_s, launch_paced_s), shape),
+        "launch_bound": np.broadcast_to(launch_bound, shape),
         "flops": device_flops,
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest

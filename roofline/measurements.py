@@ -110,7 +110,7 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": "",
-            "draft_vocab": ""}
+            "draft_vocab": "", "graphs": "true"}
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 # the servers' own method names (vLLM's --speculative-config method, SGLang's --speculative-algorithm) as convert reads them
 SERVER_METHODS = {"eagle3": "eagle", "eagle-3": "eagle", "draft_model": "draft", "standalone": "draft",
@@ -292,6 +292,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df["quantity"] = _choice(raw, "quantity", where, QUANTITIES)
     df["value"] = _floats(raw, "value", where, "a finite positive number")
     df["split"] = _choice(raw, "split", where, SPLITS)
+    df["graphs"] = [v == "true" for v in _choice(raw, "graphs", where, ("true", "false"))]  # false: the run was eager
     for i, r in enumerate(df.itertuples()):
         n = i + 1
         if r.method == "none" and r.k != 0:
@@ -466,6 +467,7 @@ class _Group:
     tree_tokens: int             # tokens verified per sequence for tree drafting (its root included); 0: a chain
     tree_tau: float              # the tree's measured tau (rows of one group share it)
     draft_vocab: int | None      # an EAGLE head's own vocabulary; None: the target's
+    graphs: bool                 # false: the run launched its passes eagerly (the engine's graphs false)
     batch: np.ndarray            # sequences per replica B_r
     concurrency: np.ndarray      # mean requests in flight per replica C_r where the row gives one, else NaN
     replicas: np.ndarray
@@ -588,7 +590,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         if r.draft_vocab:
             check_draft_vocab(f"{where}: row {r.row}", int(r.draft_vocab), model)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
-               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree, int(r.draft_vocab))
+               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree, int(r.draft_vocab),
+               bool(r.graphs))
         keys.setdefault(key, []).append(i)
         info[key] = (hw, model, dep, draft)
     groups = []
@@ -598,7 +601,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         sub = df.iloc[idx]
         groups.append(_Group(
             index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10], tree_tokens=key[12][0],
-            tree_tau=key[12][1], draft_vocab=key[13] or None,
+            tree_tau=key[12][1], draft_vocab=key[13] or None, graphs=key[14],
             batch=batch_r[idx], replicas=extra["replicas"][idx].astype(np.float64),
             concurrency=sub["concurrency"].to_numpy(dtype=np.float64) / extra["replicas"][idx],
             context=(sub["input_len"] + sub["output_len"] / 2.0).to_numpy(dtype=np.float64),
@@ -654,6 +657,8 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
+        if not g.graphs:  # an eager run (vLLM's --enforce-eager): its engine without graphs
+            eng = replace(eng, graphs=False)
         g = replace(g, dep=for_engine(g.dep, eng, g.model))  # the layout as the engine runs it (SGLang's dense layers over the stage)
         running = running_batch(g, eng)
         if g.method == "none":

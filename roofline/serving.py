@@ -22,6 +22,12 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      host lookup with no drafter);
                      per iteration (rejection sampling, KV bookkeeping):
                      spec_per_iteration + spec_per_iteration_per_sequence * B_a
+    eager launch     `graphs` false (vLLM's --enforce-eager, SGLang's --disable-cuda-graph): the host launches every
+                     kernel of a pass itself, `eager_launch` each (the CPU time PyTorch, the engine's Python and the
+                     driver spend on one kernel), ahead of the device (launches are asynchronous), so a pass takes
+                     max(its device time, K * eager_launch), K its kernels: the operators' (kernels_o * n_o, as the
+                     kernel latency counts them) and two collectives a layer where the stage has more than one device
+                     (engine.launch_floor_s); true (CUDA / HIP graphs): one launch a pass, no floor
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
                      the routed experts, whose rows per expert vary; the LM head by its own logit rows)
@@ -127,6 +133,7 @@ _SECONDS = {
     "spec_per_draft_step_per_sequence": "spec_per_draft_step_per_sequence_s",
     "spec_per_iteration": "spec_per_iteration_s",
     "spec_per_iteration_per_sequence": "spec_per_iteration_per_sequence_s",
+    "eager_launch": "eager_launch_s",
 }
 # YAML key of a memory size -> its dataclass field (bytes)
 _BYTES = {
@@ -298,6 +305,8 @@ class ServingEngine:
     speculation_refused_with_pp: bool = False  # the engine refuses every speculative method at pp > 1
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
+    graphs: bool = True  # decode passes replayed from CUDA / HIP graphs; false: launched eagerly (vLLM's --enforce-eager)
+    eager_launch_s: float = 0.0  # host time to launch one kernel of an eager pass (module docstring, eager launch)
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     known_misses: tuple = field(default=(), compare=False, hash=False)  # measured misses, said where a point matches one
@@ -431,7 +440,7 @@ class ServingEngine:
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
                 "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
                 "quant_kernels_per_gemm", "nvidia_only",
-                "mixed_prefill", "costs_from")
+                "mixed_prefill", "graphs", "eager_launch_s", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -445,7 +454,7 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
+          "host_overlap", "host_overlap_speculating", "graphs", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
           "expert_parallel", "mla_absorbed_bf16", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
@@ -1018,6 +1027,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", True)),
         expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", True)),
         mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", False)),
+        graphs=check_flag(where, "graphs", data.get("graphs", True)),
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
@@ -1027,6 +1037,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     _check_cap_flag(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
+    _warn_eager_unpriced(engine, where)
     return engine
 
 
@@ -1150,6 +1161,14 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
                 warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
 
 
+def _warn_eager_unpriced(engine: ServingEngine, where: str) -> None:
+    """`graphs: false` where the profile (or the one its costs come from) gives no eager_launch prices no launch: an eager
+    engine as fast as one in graphs, said (TensorRT-LLM's profile has no sourced value)."""
+    if not engine.graphs and not engine.eager_launch_s:
+        warn(f"{where}: graphs: false with no eager_launch (0 s a kernel): its eager passes are priced as graphs are "
+             "(set eager_launch, as vllm's 15.6 us)")
+
+
 def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
     """A kernel_latency above 0 (the profile's, or an override's on some hardware) where no operator of a GQA step counts
     a kernel (kernels_per_layer empty, or all 0, there, with no quantisation kernels) prices nothing but a drafter's
@@ -1183,7 +1202,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16",
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16", "graphs",
                     *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "known_misses", *BEHAVIOUR_FIELDS}
 
@@ -1506,8 +1525,10 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", base.attention_dp)),
                      expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", base.expert_parallel)),
                      mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", base.mla_absorbed_bf16)),
+                     graphs=check_flag(where, "graphs", data.get("graphs", base.graphs)),
                      **own)
     _check_cap_flag(where, engine)
+    _warn_eager_unpriced(engine, where)
     return engine
 
 

@@ -25,6 +25,8 @@ def predict_table(point: dict) -> str:
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("
         + ("host-bound, the device's work " if _host_sets_step(p) else
+           f"launch-bound: run eagerly, its {p['launch_kernels']:,.0f} kernels launched by the host take "
+           f"{format_seconds(p['launch_time_s'])}, longer than the device's work, which is " if p.get("launch_bound") else
            # qa280: 'memory-bound' of a step whose bytes take a tenth of it, read as such by one scanning the line
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
@@ -83,6 +85,11 @@ def predict_table(point: dict) -> str:
                        if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable)"
                     if key == "allreduce_time_s" and p.get("tp_link_bytes_per_s") else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
+    if p.get("graphs") is False:  # an eager engine: its host's launches, the pass's floor
+        lines.append(f"  eager launches       {format_seconds(p['launch_time_s'])}   ({p['launch_kernels']:,.0f} kernels x "
+                     f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: launched by the host ahead of "
+                     "the device, " + ("longer than its work: they set the step)" if p.get("launch_bound") else
+                                       "shorter than its work: hidden behind it)"))
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
@@ -333,7 +340,8 @@ def _overhead_bound(p: dict) -> bool:
     """Whether a memory-bound step is set by its overheads (kernel latencies, collectives, host work) more than by its
     bytes: they take under BYTES_SHARE_SAID of the step, and twice the bandwidth leaves over OVERHEAD_LEFT_AT_2X of it
     (as _rest_text says)."""
-    return (p["bound"] == "memory" and not _host_sets_step(p) and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"]
+    return (p["bound"] == "memory" and not _host_sets_step(p) and not p.get("launch_bound")
+            and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"]
             and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
 
 
@@ -350,6 +358,9 @@ def _rest_text(p: dict) -> str:
     grows with the batch is not a fixed cost). Host work an engine overlaps adds nothing unless it outlasts the device:
     then it sets the whole step."""
     host = p.get("host_time_s") or 0.0
+    if p.get("launch_bound"):
+        return (f"the host's eager launches ({format_seconds(p['launch_time_s'])}) set the step, more bandwidth buys "
+                "nothing here")
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
     added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
@@ -895,6 +906,11 @@ def engine_table(e) -> str:
          + (", but not while speculating" if e.host_overlap and not e.host_overlap_speculating else "")
          + ("; at pp > 1, whatever this says, each micro-batch's own host work adds to its round trip and the others' "
             "runs beside it (one micro-batch: all of it adds)" if e.pp_remainder != "none" else "")),
+        ("decode passes", "replayed from CUDA / HIP graphs (graphs: true; " + (
+            f"run eagerly, each kernel would take {format_seconds(e.eager_launch_s)} of the host's time to launch: "
+            "eager_launch)" if e.eager_launch_s else "no eager_launch: graphs false would price no launch)") if e.graphs else
+         f"run eagerly (graphs: false): the host launches each kernel, {format_seconds(e.eager_launch_s)} each "
+         "(eager_launch), a pass no faster than its launches"),
         ("per draft step", f"{format_seconds(e.spec_per_draft_step_s)} + {format_seconds(e.spec_per_draft_step_per_sequence_s)} per sequence"),
         ("per speculative iteration", f"{format_seconds(e.spec_per_iteration_s)} + {format_seconds(e.spec_per_iteration_per_sequence_s)} per sequence"),
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),

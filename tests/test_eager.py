@@ -1,0 +1,120 @@
+"""Eager passes (an engine's `graphs: false`, vLLM's --enforce-eager): a pass no faster than its host's kernel launches,
+K x eager_launch (engine.launch_floor_s), hand-counted here; the profile field, the measurements column and predict."""
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline.api import predict
+from roofline.engine import step_metrics
+from roofline.errors import RooflineError, RooflineWarning
+from roofline.hardware import load_hardware
+from roofline.measurements import COLUMNS, load_measurements, predict_measurements
+from roofline.model import load_model
+from roofline.serving import load_engine
+
+LAUNCH_S = 15.6e-6
+# vllm's kernels a layer of a dense GQA model in bf16 (engine_profiles/vllm.yaml): qkv_proj 2, attention 1, kv_write 1,
+# o_proj 1, mlp 3, norms 2; the head: embedding 1, lm_head 2
+LAYER_KERNELS, HEAD_KERNELS = 2 + 1 + 1 + 1 + 3 + 2, 1 + 2
+
+
+def _eager(engine):
+    return replace(engine, graphs=False, eager_launch_s=LAUNCH_S)
+
+
+@pytest.mark.parametrize(("tp", "collectives_a_layer"), [(1, 0), (2, 2)])
+def test_the_launch_floor_is_the_hand_counted_kernels_times_the_launch(tp, collectives_a_layer):
+    from roofline.layout import deployment
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    dep = deployment(model, tp=tp)
+    engine = load_engine("vllm").for_hardware(hw)
+    graphs = step_metrics(hw, model, [1, 256], 1, 1024, dep, engine=engine)
+    eager = step_metrics(hw, model, [1, 256], 1, 1024, dep, engine=_eager(engine))
+    kernels = model.layers * (LAYER_KERNELS + collectives_a_layer) + HEAD_KERNELS
+    assert eager["launch_time_s"] == pytest.approx([kernels * LAUNCH_S] * 2)
+    assert not graphs["launch_time_s"].any() and not graphs["launch_bound"].any()
+    # the pass (the step less the device's fixed step_overhead and vllm's host work, which it adds) is the longer of its
+    # device time and its launches: step = max(pass, launches) + step_overhead + host
+    pass_s = graphs["step_time_s"] - graphs["host_time_s"] - hw.step_overhead_s
+    assert eager["step_time_s"] == pytest.approx(np.maximum(pass_s, kernels * LAUNCH_S) + hw.step_overhead_s
+                                                 + graphs["host_time_s"])
+    assert list(eager["launch_bound"]) == list(kernels * LAUNCH_S > pass_s)
+
+
+def test_a_launch_bound_step_is_the_launches_and_a_device_bound_one_is_unchanged():
+    hw, model = load_hardware("mi300x"), load_model("llama-3.1-405b")
+    from roofline.layout import deployment
+
+    dep = deployment(model, tp=8, weight_dtype="fp8")
+    engine = load_engine("vllm").for_hardware(hw)
+    batches = np.array([1, 4, 64, 512])
+    graphs = step_metrics(hw, model, batches, 1, 2048, dep, engine=engine)
+    eager = step_metrics(hw, model, batches, 1, 2048, dep, engine=_eager(engine))
+    assert (eager["step_time_s"] >= graphs["step_time_s"] * (1 - 1e-12)).all()  # never faster than in graphs
+    assert eager["launch_bound"][0] and eager["step_time_s"][0] > 1.2 * graphs["step_time_s"][0]  # 126 layers, batch 1
+    assert not eager["launch_bound"][-1] and eager["step_time_s"][-1] == pytest.approx(graphs["step_time_s"][-1])
+
+
+def test_graphs_true_ignores_the_launch_cost():
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    engine = load_engine("vllm")
+    graphs = step_metrics(hw, model, 1, 1, 512, engine=replace(engine, eager_launch_s=1e-3))
+    assert graphs["step_time_s"] == pytest.approx(step_metrics(hw, model, 1, 1, 512, engine=engine)["step_time_s"])
+
+
+def test_profiles_say_graphs_as_their_own_and_take_the_launch_cost_from_costs_from(tmp_path):
+    (tmp_path / "eager.yaml").write_text("type: engine\nname: eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
+    eager = load_engine("eager", (tmp_path,))
+    vllm = load_engine("vllm")
+    assert not eager.graphs and vllm.graphs and eager.eager_launch_s == vllm.eager_launch_s == pytest.approx(LAUNCH_S)
+    (tmp_path / "unpriced.yaml").write_text("type: engine\nname: unpriced\nsource: a test\ncosts_from: trtllm\ngraphs: false\n")
+    with pytest.warns(RooflineWarning, match="graphs: false with no eager_launch"):
+        load_engine("unpriced", (tmp_path,))
+    (tmp_path / "bad.yaml").write_text("type: engine\nname: bad\nsource: a test\ngraphs: 'no'\n")
+    with pytest.raises(RooflineError, match=r"bad.yaml: line 4: graphs: expected true or false, found 'no'"):
+        load_engine("bad", (tmp_path,))
+
+
+def _rows(tmp_path, graphs_cells, name="m.csv"):
+    base = {"source_id": "t", "source": "here", "engine": "vllm", "engine_version": "0.6.4", "hardware": "mi300x",
+            "gpus": "8", "tp": "8", "ep": "1", "dp_attention": "1", "model": "llama-3.1-405b", "weight_dtype": "fp8",
+            "kv_dtype": "bf16", "batch": "4", "concurrency": "", "input_len": "128", "output_len": "2048", "method": "none",
+            "k": "0", "acceptance_length": "", "draft_tokens": "", "quantity": "tokens_per_s", "value": "120",
+            "split": "heldout", "notes": ""}
+    path = tmp_path / name
+    pd.DataFrame([{**base, "graphs": g} for g in graphs_cells], columns=[*COLUMNS, "graphs"]).to_csv(path, index=False)
+    return path
+
+
+def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_graphs(tmp_path):
+    with pytest.warns(RooflineWarning, match="row 3 repeats row 2") as said:  # an eager row repeats no graphs row
+        df = load_measurements(_rows(tmp_path, ["", "false", " False "]))
+    assert not any("repeats row 1" in str(w.message) for w in said)
+    assert list(df["graphs"]) == [True, False, False]  # any case, spaces around
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RooflineWarning)
+        out = predict_measurements(df.iloc[:2])
+    predicted = out["predicted"].to_numpy()
+    assert predicted[1] < 0.9 * predicted[0]  # 405B at batch 4 on MI300X: launch-bound when eager
+
+
+def test_a_graphs_cell_other_than_true_or_false_is_one_line(tmp_path):
+    with pytest.raises(RooflineError, match=r"m.csv: row 2: graphs: expected one of true, false, found 'eager'"):
+        load_measurements(_rows(tmp_path, ["", "eager"]))
+
+
+def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
+    (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
+    point = predict("mi300x", "llama-3.1-405b", batch=4, tp=8, weight_dtype="fp8", engine=str(tmp_path / "vllm-eager.yaml"))
+    assert point["graphs"] is False and point["launch_bound"]
+    assert point["launch_kernels"] == pytest.approx(126 * (LAYER_KERNELS + 4 + 2) + HEAD_KERNELS)  # 4 fp8 quant kernels
+    code, out, _ = roofline("predict", "--model", "llama-3.1-405b", "--hardware", "mi300x", "--tp", "8",
+                            "--weight-dtype", "fp8", "--batch", "4", "--engine", tmp_path / "vllm-eager.yaml")
+    assert code == 0
+    assert "launch-bound: run eagerly, its 2,019 kernels launched by the host take 31.5 ms" in out
+    assert "eager launches       31.5 ms   (2,019 kernels x 15.6 us" in out
