@@ -569,6 +569,8 @@ def measurements_convert(
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
     batch: Annotated[Optional[int], typer.Option(min=1, max=BATCH_MAX, help="Client concurrency the runs used, for results that do not "
                                                  "record max_concurrency (refused beside one that records another).")] = None,
+    eager: Annotated[bool, typer.Option("--eager", help="The server ran without CUDA / HIP graphs (vLLM --enforce-eager, SGLang "
+                                        "--disable-cuda-graph): the rows' graphs column says false, and they are predicted so.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     append: Annotated[bool, typer.Option("--append", help="Add the rows to an existing --out measurements file (speculative "
                                          "runs beside plain ones: one file to fit), or write it where there is none.")] = False,
@@ -597,7 +599,8 @@ def measurements_convert(
         rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                                  weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
                                  engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
-                                 draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
+                                 draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch,
+                                 graphs=not eager)
         appended = append and out.is_file()
         written = write_measurements(rows, out, force, append)
     for w in held:

@@ -48,7 +48,9 @@ device from `roofline.costs`):
         (with t_head) each at least launch_floor_s = (K_layers + K_collectives + K_head) * eager_launch of its kernels:
         K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding, input projection and LM
         head, K_collectives = 2 * layers_stage where the stage has more than one device (collective_launches): the host
-        launches ahead of the device, so the pass is the longer of the two (launch_time_s, launch_bound); in graphs, 0
+        launches ahead of the device, so the pass is the longer of the two (launch_time_s, launch_bound); in graphs, 0,
+        prefill passes included (the engines capture decode passes only, so a prefill runs eagerly in graphs too; its
+        kernels outlast their launches unless the prompt is a few tokens long: not priced)
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host      (pp = 1)
            = max(max(pp * t_body_mean + t_head + t_host_mb, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)

@@ -111,6 +111,7 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": "",
             "draft_vocab": "", "graphs": "true"}
+OPTIONAL_WRITTEN = ("graphs",)  # optional columns write_measurements writes where rows fill them
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 # the servers' own method names (vLLM's --speculative-config method, SGLang's --speculative-algorithm) as convert reads them
 SERVER_METHODS = {"eagle3": "eagle", "eagle-3": "eagle", "draft_model": "draft", "standalone": "draft",
@@ -909,7 +910,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
                       source_id: str | None = None, draft_tokens: int = 0, draft: str = "", draft_vocab: int | None = None,
-                      profiles: tuple = ()) -> pd.DataFrame:
+                      graphs: bool = True, profiles: tuple = ()) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
@@ -922,7 +923,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
     launched with (`weight_dtype` None: the checkpoint as published, checkpoint_dtype); `draft` names the draft model
     of method draft (written as draft=NAME in the notes), `draft_vocab` the vocabulary an EAGLE head drafts over
-    (EAGLE-3's 32,000; written as draft_vocab=N in the notes). `batch` stands in for a result that records no
+    (EAGLE-3's 32,000; written as draft_vocab=N in the notes); `graphs` False: the server ran eagerly (vLLM's
+    --enforce-eager, SGLang's --disable-cuda-graph; the rows' graphs column false). `batch` stands in for a result that records no
     max_concurrency, and is refused beside one that records another. A result that
     records an acceptance length above 1 with method none is refused (a speculative run read as plain decoding).
     `engine` defaults to the one the result's `backend` names (`_engine_of_backend`); given, it must name an engine
@@ -1129,7 +1131,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "concurrency": _concurrency_text(mean_conc, conc) if mean_conc else "", "input_len": str(int(round(in_len))),
                     "output_len": str(int(round(out_len))), "method": method, "k": str(k),
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
-                    "quantity": quantity, "value": f"{value:.6g}", "split": split,
+                    "quantity": quantity, "value": f"{value:.6g}", "split": split, "graphs": "" if graphs else "false",
                     "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}"
                              + (f"; concurrency = {little[1]}" if little else "")
                              + (f"; draft={draft}" if draft else "") + (f"; draft_vocab={draft_vocab}" if draft_vocab else ""),
@@ -1154,7 +1156,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if not rows:  # every file an empty list: said as the files, not as this function (qa187)
         names = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]
         raise field_error("command line", "FILES", "result files holding at least one result", ", ".join(names)[:200] + " (no results)")
-    raw = pd.DataFrame(rows, columns=list(COLUMNS))
+    raw = pd.DataFrame(rows, columns=[*COLUMNS, *(() if graphs else ("graphs",))])  # the column where it says eager
     try:
         checked = check_measurements(raw.astype(str), "converted benchmark output")
         prepared = prepare_rows(checked, profiles, "converted benchmark output")
@@ -1260,7 +1262,9 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     if os.path.realpath(out.parent) == os.path.realpath(shipped):
         raise RooflineError(f"--out: expected a file outside {shipped} (the shipped measurements, fit's and accuracy's "
                             f"default input), found {out}: copy it first")
-    new = raw.reindex(columns=list(COLUMNS)).fillna("").astype(str)
+    # COLUMNS, and the optional columns the rows fill (graphs: an eager run's false)
+    columns = [*COLUMNS, *(c for c in OPTIONAL_WRITTEN if c in raw.columns and (raw[c].astype(str).str.strip() != "").any())]
+    new = raw.reindex(columns=columns).fillna("").astype(str)
     if not (append and out.exists()):
         text = new.to_csv(index=False, lineterminator="\n")
         _check_as_fit_reads(out, text, "")
@@ -1285,7 +1289,7 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     names = [n.strip() for n in header]  # a column of its own (a run id) stays, empty in these rows, as fit reads it
 
     # a column the file lacks is lost only where a row holds other than its value when absent (qa191: ep 1, split fit)
-    lost = [c for c in COLUMNS if c not in names and (new[c] != DEFAULTS.get(c, "")).any() and (new[c] != "").any()]
+    lost = [c for c in columns if c not in names and (new[c] != DEFAULTS.get(c, "")).any() and (new[c] != "").any()]
     if lost:  # qa189: a file of the required columns alone took rows whose acceptance length and engine went missing
         value = new.loc[new[lost[0]] != "", lost[0]].iloc[0]
         raise RooflineError(f"{out}: --append: expected a column {lost[0]!r}, which these rows fill ({lost[0]} {value}), "

@@ -118,3 +118,25 @@ def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
     assert code == 0
     assert "launch-bound: run eagerly, its 2,019 kernels launched by the host take 31.5 ms" in out
     assert "eager launches       31.5 ms   (2,019 kernels x 15.6 us" in out
+
+
+def test_convert_eager_writes_graphs_false_and_append_wants_the_column(tmp_path, roofline):
+    import json
+
+    result = {"backend": "vllm", "max_concurrency": 8, "completed": 80, "total_input_tokens": 40960,
+              "total_output_tokens": 20480, "duration": 30.0, "output_throughput": 682.7, "mean_tpot_ms": 11.5}
+    path = tmp_path / "eager.json"
+    path.write_text(json.dumps(result))
+    common = ("--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--engine-version", "0.10.1")
+    code, _, err = roofline("measurements", "convert", path, *common, "--out", tmp_path / "eager.csv", "--eager")
+    assert code == 0, err
+    rows = load_measurements(tmp_path / "eager.csv")
+    assert list(rows["graphs"]) == [False, False]
+    code, _, err = roofline("measurements", "convert", path, *common, "--out", tmp_path / "graphs.csv")
+    assert code == 0 and "graphs" not in (tmp_path / "graphs.csv").read_text().splitlines()[0]  # no column it leaves empty
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**result, "mean_tpot_ms": 12.5, "output_throughput": 640.0}))
+    before = (tmp_path / "graphs.csv").read_bytes()
+    code, _, err = roofline("measurements", "convert", other, *common, "--out", tmp_path / "graphs.csv", "--eager", "--append")
+    assert code == 2 and "expected a column 'graphs', which these rows fill (graphs false)" in err
+    assert (tmp_path / "graphs.csv").read_bytes() == before
