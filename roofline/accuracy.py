@@ -300,7 +300,8 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
                            label="black edge: with speculation")] if drawn["speculative"].any() else []  # drawn filled in
         handles += [Line2D([], [], color="0.6", marker="s", ls="", label="ideal roofline"),  # its regime's colour
                     Line2D([], [], color="0.85", lw=6, label="within ±15%")]
-        fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False)
+        # one panel is narrower than four entries a row (qa325: the first and last cut off)
+        fig.legend(handles=handles, loc="outside lower center", ncol=4 if len(panels) > 1 else 2, frameon=False)
         # said once here: in the labels it would not fit (qa189); wrapped to the width as every figure's title (qa310: a
         # user's file and engine names ran off both edges of a one-panel figure)
         wrapped_title(fig, title + " · log-scale axes")

@@ -689,11 +689,12 @@ def predict(
         "dp_gather_time_s": float(m["dp_gather_time_s"]),  # an engine's dense layers over the stage (dp_attention_stage_split)
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
-        # eager passes (the engine's graphs false): the host's launch time of the step's kernels, their count, and
-        # whether it outlasts the device's work and so sets the step (engine.launch_floor_s); 0 / false in graphs
+        # eager passes (the engine's graphs false): the host's launch time of the step's kernels, their count (in graphs
+        # too), and whether the launches (with the host's other work, where the engine overlaps it) outlast the device's
+        # work and so set the step (engine.launch_floor_s); 0 s / false in graphs
         "graphs": bool(eng.graphs),
         "launch_time_s": float(m["launch_time_s"]),
-        "launch_kernels": float(m["launch_time_s"]) / eng.eager_launch_s if eng.eager_launch_s and not eng.graphs else 0.0,
+        "launch_kernels": int(round(float(m["launch_kernels"]))),  # the step's kernels, graphs or not
         "eager_launch_s": float(eng.eager_launch_s),
         "launch_bound": bool(m["launch_bound"]),
         "host_time_s": float(m["host_time_s"]),

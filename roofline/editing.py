@@ -1056,7 +1056,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
             if key in doc and [key] not in [keys for keys, _ in pairs]:
                 del doc[key]
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
-        doc["display_name"] = f"{name} (copy of {doc['display_name']})"
+        eager = kind == "engine" and any(keys == ["graphs"] and value is False for keys, value in pairs)  # qa325: said
+        doc["display_name"] = f"{name} (copy of {doc['display_name']}" + (", run eagerly: graphs false" if eager else "") + ")"  # graphs
     set_here = {".".join(keys) for keys, _ in pairs}
     if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k

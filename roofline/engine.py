@@ -44,15 +44,20 @@ device from `roofline.costs`):
         is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
-    eager (the engine's `graphs` false): each pass takes at least its host's launches, pp * t_body_mean and m * t_body
-        (with t_head) each at least launch_floor_s = (K_layers + K_collectives + K_head) * eager_launch of its kernels:
-        K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding, input projection and LM
-        head, K_collectives = 2 * layers_stage where the stage has more than one device (collective_launches): the host
-        launches ahead of the device, so the pass is the longer of the two (launch_time_s, launch_bound); in graphs, 0,
-        prefill passes included (the engines capture decode passes only, so a prefill runs eagerly in graphs too; its
-        kernels outlast their launches unless the prompt is a few tokens long: not priced)
+    eager (the engine's `graphs` false): a pass takes at least its host's launches of its kernels, launch_floor_s =
+        K * eager_launch: the round trip (pp * t_body_mean + t_head) at least (pp * (K_layers_mean + K_coll_mean) + K_head)
+        * eager_launch, the paced passes (m * (t_body + t_head)) at least m * (K_layers + K_coll + K_head) * eager_launch
+        (the busiest stage's): K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding,
+        input projection and LM head, K_coll = collective_launches (2 * layers_stage at tp > 1; 2 * MoE layers of the
+        stage under attention DP at tp 1). The host launches ahead of the device, so a pass is the longer of the two
+        (launch_time_s, launch_kernels: those of the term that sets t_device; launch_bound). Where the engine overlaps its
+        host work, the host does it and the launches on one thread: at pp 1, t_step = max(t_device, t_host + t_launch).
+        In graphs, no floor, prefill passes included (the engines capture decode passes only, so a prefill runs eagerly
+        in graphs too: a short prompt's kernels take less than their launches, by the profiles' counts and 15.6 us under
+        about 110 tokens for Llama 3.1 405B FP8 at tp 8 on an MI300X; not priced)
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
-    t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host      (pp = 1)
+    t_step = max(t_device, t_host + t_launch) if the engine overlaps host work, else t_device + t_host      (pp = 1;
+             t_launch = launch_time_s, 0 in graphs)
            = max(max(pp * t_body_mean + t_head + t_host_mb, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)
                                                                                                  (pp > 1)
     t_host_mb = host_per_step + host_per_sequence * ceil((B / m) / dp_attention)   (a micro-batch's own)
@@ -628,16 +633,20 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
 
 
 def collective_launches(model: ModelSpec, dep: Deployment) -> float:
-    """The collective kernels of a stage's pass an eager host launches: two a layer (after attention and after the MLP:
-    all-reduces, or an expert dispatch and combine) where the stage has more than one device, else none."""
-    return 2.0 * dep.stage_layers(model)[0] if dep.devices_per_stage > 1 else 0.0
+    """The collective kernels of a stage's layers an eager host launches: two a layer at tp > 1 (the all-reduces after
+    attention and after the MLP); at tp 1 on a stage of several devices (attention DP), two a MoE layer (the experts'
+    dispatch and combine, or gather and scatter); else none. The head's gathers, the sampler's kernels and pipeline
+    sends are not counted."""
+    layers, moe_layers, _ = dep.stage_layers(model)
+    if dep.tp > 1:
+        return 2.0 * layers
+    return 2.0 * moe_layers if dep.devices_per_stage > 1 and model.moe is not None else 0.0
 
 
-def launch_floor_s(engine: ServingEngine, layer_kernels: float, head_kernels: float) -> float:
-    """The host's time to launch a pass's kernels where the engine runs eagerly (`graphs` false): K * eager_launch, K =
-    the layers' kernels (with their collectives) + the head's; 0 in graphs (one launch a pass). The pass takes at least
-    that (module docstring)."""
-    return 0.0 if engine.graphs else (layer_kernels + head_kernels) * engine.eager_launch_s
+def launch_floor_s(engine: ServingEngine, kernels):
+    """The host's time to launch `kernels` where the engine runs eagerly (`graphs` false): K * eager_launch; 0 in graphs
+    (one launch a pass). A pass takes at least that (module docstring)."""
+    return 0.0 * kernels if engine.graphs else kernels * engine.eager_launch_s
 
 
 def host_sets_step(overlap, host_s, step_s):
@@ -810,12 +819,14 @@ def step_metrics(
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, m_micro * (body_s + head_s + head_comm_s)
     # an eager pass: no faster than its host launches its kernels (launch_floor_s), a round trip's and a stage's alike
-    launch_trip_s, launch_paced_s = (launch_floor_s(engine, pp * (mean_layer_kernels + collective_launches(model, mean)),
-                                                    head_kernels),
-                                     m_micro * launch_floor_s(engine, layer_kernels + collective_launches(model, dep), head_kernels))
-    launch_bound = (launch_trip_s > round_trip_s) | (launch_paced_s > paced_s)
+    trip_kernels = pp * (mean_layer_kernels + collective_launches(model, mean)) + head_kernels
+    paced_kernels = m_micro * (layer_kernels + collective_launches(model, dep) + head_kernels)
+    launch_trip_s, launch_paced_s = launch_floor_s(engine, trip_kernels), launch_floor_s(engine, paced_kernels)
+    floored_trip, floored_paced = launch_trip_s > round_trip_s, launch_paced_s > paced_s
     round_trip_s, paced_s = np.maximum(round_trip_s, launch_trip_s), np.maximum(paced_s, launch_paced_s)
     round_trip = round_trip_s >= paced_s
+    launch_s = np.where(round_trip, launch_trip_s, launch_paced_s)  # the step's, of the term that sets it (qa324)
+    launch_bound = np.where(round_trip, floored_trip, floored_paced)
 
     def per_step(busiest, mean_stage):
         """A stage quantity over a step: pp mean-stage passes on a round trip, m busiest-stage passes when paced."""
@@ -833,7 +844,11 @@ def step_metrics(
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:
         own_host_s = host_s  # one micro-batch: the whole
-        step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
+        # an eager pass's launches and the host's other work run on one CPU thread (Python's): overlapped, the host is
+        # busy with both (qa324: SGLang PR 1401's eager step is about the two added)
+        host_busy_s = host_s + launch_s
+        step_s = np.where(overlapped, np.maximum(device_s, host_busy_s), device_s + host_s)
+        launch_bound = launch_bound | (overlapped & (launch_s > 0) & (host_busy_s > device_s))
     kv_read_bytes = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = m_micro * total_flops, m_micro * total_bytes
     passes_with_head = np.where(round_trip, 1.0, m_micro)
@@ -852,7 +867,8 @@ def step_metrics(
         "host_on_path_s": np.maximum(step_s - device_s, 0.0),
         "host_microbatch_s": own_host_s,  # a micro-batch's own host work, t_host_mb (t_host at pp 1)
         # an eager pass's host launches (0 in graphs): the step's, and whether they outlast the device's work
-        "launch_time_s": np.broadcast_to(np.where(round_trip, launch_trip_s, launch_paced_s), shape),
+        "launch_time_s": np.broadcast_to(launch_s, shape),
+        "launch_kernels": np.broadcast_to(np.where(round_trip, trip_kernels, paced_kernels), shape),  # graphs or not
         "launch_bound": np.broadcast_to(launch_bound, shape),
         "flops": device_flops,
         "bytes": device_bytes,

@@ -110,7 +110,7 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": "",
-            "draft_vocab": "", "graphs": "true"}
+            "draft_vocab": "", "graphs": ""}
 OPTIONAL_WRITTEN = ("graphs",)  # optional columns write_measurements writes where rows fill them
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 # the servers' own method names (vLLM's --speculative-config method, SGLang's --speculative-algorithm) as convert reads them
@@ -234,6 +234,17 @@ def _choice(df: pd.DataFrame, column: str, where: str, allowed: tuple[str, ...],
     return out
 
 
+def _graphs(raw: pd.DataFrame, where: str) -> list:
+    """Each row's `graphs` cell: True, False (any case), or None where empty (the predicting engine's own)."""
+    out = []
+    for i, text in enumerate(raw["graphs"]):
+        t = text.strip().lower()
+        if t not in ("true", "false", ""):
+            raise _cell_error(where, i + 1, "graphs", "true, false, or empty (the engine's own)", text)
+        out.append(None if t == "" else t == "true")
+    return out
+
+
 def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     """Check a table of text cells (every column a string) and return it typed; one line per problem."""
     missing = [c for c in REQUIRED if c not in raw.columns]
@@ -293,7 +304,8 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df["quantity"] = _choice(raw, "quantity", where, QUANTITIES)
     df["value"] = _floats(raw, "value", where, "a finite positive number")
     df["split"] = _choice(raw, "split", where, SPLITS)
-    df["graphs"] = [v == "true" for v in _choice(raw, "graphs", where, ("true", "false"))]  # false: the run was eager
+    # false: the run was eager; true: in graphs; empty: as the engine predicting it says (every shipped profile: graphs)
+    df["graphs"] = _graphs(raw, where)
     for i, r in enumerate(df.itertuples()):
         n = i + 1
         if r.method == "none" and r.k != 0:
@@ -468,7 +480,7 @@ class _Group:
     tree_tokens: int             # tokens verified per sequence for tree drafting (its root included); 0: a chain
     tree_tau: float              # the tree's measured tau (rows of one group share it)
     draft_vocab: int | None      # an EAGLE head's own vocabulary; None: the target's
-    graphs: bool                 # false: the run launched its passes eagerly (the engine's graphs false)
+    graphs: bool | None          # False: the run launched its passes eagerly, True: from graphs; None: the engine's
     batch: np.ndarray            # sequences per replica B_r
     concurrency: np.ndarray      # mean requests in flight per replica C_r where the row gives one, else NaN
     replicas: np.ndarray
@@ -592,7 +604,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             check_draft_vocab(f"{where}: row {r.row}", int(r.draft_vocab), model)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
                r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree, int(r.draft_vocab),
-               bool(r.graphs))
+               r.graphs)
         keys.setdefault(key, []).append(i)
         info[key] = (hw, model, dep, draft)
     groups = []
@@ -658,8 +670,11 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
-        if not g.graphs:  # an eager run (vLLM's --enforce-eager): its engine without graphs
-            eng = replace(eng, graphs=False)
+        if g.graphs is not None and g.graphs != eng.graphs:  # the run's own: eager (vLLM's --enforce-eager) or graphs
+            if not g.graphs and not eng.eager_launch_s:  # qa324: priced as graphs in silence
+                warn(f"engine {eng.name}: rows with graphs false are priced as in graphs: the profile gives no "
+                     "eager_launch (vllm's and sglang's: 15.6 us a kernel)")
+            eng = replace(eng, graphs=g.graphs)
         g = replace(g, dep=for_engine(g.dep, eng, g.model))  # the layout as the engine runs it (SGLang's dense layers over the stage)
         running = running_batch(g, eng)
         if g.method == "none":
@@ -1293,8 +1308,9 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     if lost:  # qa189: a file of the required columns alone took rows whose acceptance length and engine went missing
         value = new.loc[new[lost[0]] != "", lost[0]].iloc[0]
         raise RooflineError(f"{out}: --append: expected a column {lost[0]!r}, which these rows fill ({lost[0]} {value}), "
-                            f"found none{f' (nor {len(lost) - 1} more)' if len(lost) > 1 else ''}: add it to the file's "
-                            "header, or convert to a file of its own; nothing appended")
+                            f"found none{f' (nor {len(lost) - 1} more)' if len(lost) > 1 else ''}: add it to the file (its "
+                            "name at the header's end and a comma at the end of every row), or convert to a file of its own; "
+                            "nothing appended")
     old = pd.read_csv(out, dtype=str, keep_default_na=False, encoding="utf-8-sig").rename(columns=str.strip)
     mine = new.reindex(columns=names, fill_value="")  # the file's columns in its order (one convert leaves empty stays so)
     again = _rows_held_already(old, new, mine)

@@ -26,8 +26,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      kernel of a pass itself, `eager_launch` each (the CPU time PyTorch, the engine's Python and the
                      driver spend on one kernel), ahead of the device (launches are asynchronous), so a pass takes
                      max(its device time, K * eager_launch), K its kernels: the operators' (kernels_o * n_o, as the
-                     kernel latency counts them) and two collectives a layer where the stage has more than one device
-                     (engine.launch_floor_s); true (CUDA / HIP graphs): one launch a pass, no floor
+                     kernel latency counts them) and its collectives (engine.collective_launches); where the engine
+                     overlaps its host work, the host does that work and the launches on one thread, t_host +
+                     K * eager_launch (engine.launch_floor_s); true (CUDA / HIP graphs): one launch a pass, no floor
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
                      the routed experts, whose rows per expert vary; the LM head by its own logit rows)
@@ -1161,12 +1162,23 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
                 warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
 
 
+EAGER_LAUNCH_SAID_S = 1e-3  # an eager_launch above this is said as a unit slip (a kernel launch takes microseconds)
+
+
 def _warn_eager_unpriced(engine: ServingEngine, where: str) -> None:
     """`graphs: false` where the profile (or the one its costs come from) gives no eager_launch prices no launch: an eager
-    engine as fast as one in graphs, said (TensorRT-LLM's profile has no sourced value)."""
+    engine as fast as one in graphs, said (TensorRT-LLM's profile has no sourced value). An eager_launch above 1 ms a
+    kernel (the profile's or an override's) is said as a unit slip (qa325: 15.6 ms priced a step at 31.5 s)."""
+    from roofline.units import format_seconds
+
     if not engine.graphs and not engine.eager_launch_s:
         warn(f"{where}: graphs: false with no eager_launch (0 s a kernel): its eager passes are priced as graphs are "
              "(set eager_launch, as vllm's 15.6 us)")
+    for label, value in (("", engine.eager_launch_s),
+                         *((f"overrides ({glob}): ", changes.get("eager_launch_s")) for glob, changes in engine.overrides)):
+        if value is not None and value > EAGER_LAUNCH_SAID_S:
+            warn(f"{where}: {label}eager_launch: {format_seconds(value)} a kernel is over {format_seconds(EAGER_LAUNCH_SAID_S)} "
+                 "(a launch takes microseconds: vllm's is 15.6 us): a unit slip?")
 
 
 def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:

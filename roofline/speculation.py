@@ -529,7 +529,8 @@ def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating
     if verify_engine is engine:
         return verify
     serial = step_metrics(hw, target, b, q, s, dep, engine=verify_engine, shared_prefix=shared_prefix)
-    return {**verify, "step_time_s": np.where(speculating, serial["step_time_s"], verify["step_time_s"])}
+    return {**verify, "step_time_s": np.where(speculating, serial["step_time_s"], verify["step_time_s"]),
+            "launch_bound": np.where(speculating, serial["launch_bound"], verify["launch_bound"])}
 
 
 def speculative_metrics(
@@ -560,7 +561,8 @@ def speculative_metrics(
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
-    its k + 1 extra tokens), verify_compute_bound, baseline_mbu, baseline_mfu, drafter_overlaps,
+    its k + 1 extra tokens), verify_compute_bound, verify_launch_bound (an eager verify pass set by its host's
+    launches), baseline_mbu, baseline_mfu, drafter_overlaps,
     drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
     verify_busy_time_s. draft_time_s and verify_time_s are k draft steps and one verify pass over the whole batch;
     the busy times are what the drafter's and the target's devices spend in one iteration: the same, or where a draft
@@ -696,6 +698,7 @@ def speculative_metrics(
         "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix,  # plain decoding
                                        engine=engine)["max_batch"],
         "verify_compute_bound": verify["compute_bound"],
+        "verify_launch_bound": verify["launch_bound"],  # an eager verify pass no faster than its host's launches
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
         "baseline_comm_time_s": base["comm_time_s"],
@@ -890,7 +893,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         break_even_speedup=be_speedup,  # the speedup at the break-even batch: within a percent of 1, the batch is not sharp
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
-        verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",
+        # launch: an eager pass its host's kernel launches set (engine.launch_floor_s)
+        verify_bound=("launch" if bool(point["verify_launch_bound"]) else
+                      "compute" if bool(point["verify_compute_bound"]) else "memory"),
         drafter_overlaps=bool(np.any(point["drafter_overlaps"])),
         draft_hardware=None if draft_hw is None else draft_hw.name,
         drafter_waits_for_target=bool(draft_hw is not None and method in HEAD_DRAFTERS),

@@ -25,8 +25,9 @@ def predict_table(point: dict) -> str:
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("
         + ("host-bound, the device's work " if _host_sets_step(p) else
-           f"launch-bound: run eagerly, its {p['launch_kernels']:,.0f} kernels launched by the host take "
-           f"{format_seconds(p['launch_time_s'])}, longer than the device's work, which is " if p.get("launch_bound") else
+           f"launch-bound: run eagerly, its {p['launch_kernels']:,} kernels launched by the host take "
+           f"{format_seconds(p['launch_time_s'])}" + _with_host_text(p) + ", longer than the device's work, which is "
+           if p.get("launch_bound") else
            # qa280: 'memory-bound' of a step whose bytes take a tenth of it, read as such by one scanning the line
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
@@ -86,10 +87,12 @@ def predict_table(point: dict) -> str:
                     if key == "allreduce_time_s" and p.get("tp_link_bytes_per_s") else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     if p.get("graphs") is False:  # an eager engine: its host's launches, the pass's floor
-        lines.append(f"  eager launches       {format_seconds(p['launch_time_s'])}   ({p['launch_kernels']:,.0f} kernels x "
-                     f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: launched by the host ahead of "
-                     "the device, " + ("longer than its work: they set the step)" if p.get("launch_bound") else
-                                       "shorter than its work: hidden behind it)"))
+        lines.append(f"  eager launches       {format_seconds(p['launch_time_s'])}   ({p['launch_kernels']:,} kernels x "
+                     f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: "
+                     + ("launched by the host ahead of the device, " + ("with the host work above, " if _launches_with_host(p) else "")
+                        + ("longer than its work: they set the step)" if p.get("launch_bound") else
+                           "shorter than its work: hidden behind it)") if p.get("eager_launch_s") else
+                        "none given, so priced as in graphs)"))
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
@@ -345,6 +348,19 @@ def _overhead_bound(p: dict) -> bool:
             and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
 
 
+def _launches_with_host(p: dict) -> bool:
+    """Whether the host does its overlapped work and an eager pass's launches on one thread, so that the two together
+    bound the step (engine.step_metrics at pp 1)."""
+    return bool(p.get("host_overlap") and p.get("graphs") is False and p.get("launch_time_s") and p.get("host_time_s")
+                and p["layout"].get("pp", 1) == 1)
+
+
+def _with_host_text(p: dict) -> str:
+    """', 9.36 ms with the host's other work on the same thread' where that is what the step waits for."""
+    return (f", {format_seconds(p['launch_time_s'] + p['host_time_s'])} with the host's other work on the same thread"
+            if _launches_with_host(p) else "")
+
+
 def _host_sets_step(p: dict) -> bool:
     """Whether overlapped host work outlasts the device's time and so is the step (engine.host_sets_step)."""
     from roofline.engine import host_sets_step
@@ -366,6 +382,15 @@ def _rest_text(p: dict) -> str:
     added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
     parts = sorted(((added_s, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
+    # an eager step whose launches (with the host's other work on the same thread, where overlapped) bound it at twice
+    # the bandwidth: they, not the kernels, set the rest (qa325)
+    launches = (p.get("launch_time_s") or 0.0) + (host if _launches_with_host(p) else 0.0)
+    if p.get("graphs") is False and launches and launches >= 0.98 * (
+            p["step_time_at_2x_bandwidth_s"] - (0.0 if p.get("host_overlap") else added_s) - p["overhead_s"]):
+        named = [n for n in named if not (n.startswith("host work") and _launches_with_host(p))]
+        return ", ".join([*named, f"the host's eager launches ({format_seconds(p['launch_time_s'])}"
+                          + (" with its other work" if _launches_with_host(p) else "") + ", their floor)"]) + \
+            " set the rest, more bandwidth buys little here"
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
              if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
     return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"
@@ -483,6 +508,9 @@ def _host_overlap_text(p: dict) -> str:
                 "the device time; ")
     if pp > 1:  # one micro-batch: scheduled again once its tokens are back, nothing beside it (qa251: unsaid)
         return f"at pp {pp} one micro-batch, scheduled again once its tokens are back: all of it added; "
+    if p.get("host_overlap") and p.get("graphs") is False and p.get("launch_time_s"):  # one thread launches eager kernels
+        return ("overlapped with the device, but on the thread that launches the eager kernels: the step is the larger "
+                "of the device time and it plus the launches; ")
     return ("overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else
             "added to the device time, not overlapped; ")  # (qa309: only a sum of the lines said it)
 

@@ -80,14 +80,14 @@ def test_profiles_say_graphs_as_their_own_and_take_the_launch_cost_from_costs_fr
         load_engine("bad", (tmp_path,))
 
 
-def _rows(tmp_path, graphs_cells, name="m.csv"):
+def _rows(tmp_path, graphs_cells, name="m.csv", **changes):
     base = {"source_id": "t", "source": "here", "engine": "vllm", "engine_version": "0.6.4", "hardware": "mi300x",
             "gpus": "8", "tp": "8", "ep": "1", "dp_attention": "1", "model": "llama-3.1-405b", "weight_dtype": "fp8",
             "kv_dtype": "bf16", "batch": "4", "concurrency": "", "input_len": "128", "output_len": "2048", "method": "none",
             "k": "0", "acceptance_length": "", "draft_tokens": "", "quantity": "tokens_per_s", "value": "120",
             "split": "heldout", "notes": ""}
     path = tmp_path / name
-    pd.DataFrame([{**base, "graphs": g} for g in graphs_cells], columns=[*COLUMNS, "graphs"]).to_csv(path, index=False)
+    pd.DataFrame([{**base, **changes, "graphs": g} for g in graphs_cells], columns=[*COLUMNS, "graphs"]).to_csv(path, index=False)
     return path
 
 
@@ -95,7 +95,7 @@ def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_gr
     with pytest.warns(RooflineWarning, match="row 3 repeats row 2") as said:  # an eager row repeats no graphs row
         df = load_measurements(_rows(tmp_path, ["", "false", " False "]))
     assert not any("repeats row 1" in str(w.message) for w in said)
-    assert list(df["graphs"]) == [True, False, False]  # any case, spaces around
+    assert list(df["graphs"]) == [None, False, False]  # any case, spaces around; empty: the engine's own
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RooflineWarning)
         out = predict_measurements(df.iloc[:2])
@@ -104,7 +104,7 @@ def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_gr
 
 
 def test_a_graphs_cell_other_than_true_or_false_is_one_line(tmp_path):
-    with pytest.raises(RooflineError, match=r"m.csv: row 2: graphs: expected one of true, false, found 'eager'"):
+    with pytest.raises(RooflineError, match=r"m.csv: row 2: graphs: expected true, false, or empty \(the engine's own\), found 'eager'"):
         load_measurements(_rows(tmp_path, ["", "eager"]))
 
 
@@ -140,3 +140,77 @@ def test_convert_eager_writes_graphs_false_and_append_wants_the_column(tmp_path,
     code, _, err = roofline("measurements", "convert", other, *common, "--out", tmp_path / "graphs.csv", "--eager", "--append")
     assert code == 2 and "expected a column 'graphs', which these rows fill (graphs false)" in err
     assert (tmp_path / "graphs.csv").read_bytes() == before
+
+
+def test_a_row_says_graphs_or_eager_whatever_the_engine_and_an_unpriced_eager_row_is_warned(tmp_path):
+    (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
+    df = load_measurements(_rows(tmp_path, ["", "true"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RooflineWarning)
+        eager = predict_measurements(df, engine=str(tmp_path / "vllm-eager.yaml"))["predicted"].to_numpy()
+        graphs = predict_measurements(df, engine="vllm")["predicted"].to_numpy()
+    assert eager[0] < 0.9 * graphs[0]  # empty: the engine's own, eager here
+    assert eager[1] == pytest.approx(graphs[1])  # true: the run's graphs, whatever the engine says
+    trt = load_measurements(_rows(tmp_path, ["false"], "trt.csv", engine="trtllm", engine_version="0.9", hardware="h100-sxm"))
+    with pytest.warns(RooflineWarning, match="engine trtllm: rows with graphs false are priced as in graphs"):
+        predict_measurements(trt)
+
+
+def test_launch_bound_is_said_of_the_term_that_sets_the_step_under_pp():
+    """qa324: at pp 4 the paced device pass set the step while the round trip's launches were floored, and the step
+    was said launch-bound at the very time graphs gave."""
+    from roofline.layout import deployment
+
+    hw, model = load_hardware("h100-sxm"), load_model("deepseek-v3")
+    dep = deployment(model, tp=8, pp=4, weight_dtype="fp8")
+    engine = load_engine("vllm").for_hardware(hw)
+    batches = np.arange(100, 131)
+    graphs = step_metrics(hw, model, batches, 1, 1024, dep, engine=engine)
+    eager = step_metrics(hw, model, batches, 1, 1024, dep, engine=_eager(engine))
+    same = np.isclose(eager["step_time_s"], graphs["step_time_s"], rtol=1e-12)
+    assert same.any() and not eager["launch_bound"][same].any()
+    assert (eager["launch_kernels"] == graphs["launch_kernels"]).all() and not graphs["launch_time_s"].any()
+
+
+def test_an_overlapping_engine_does_its_host_work_and_the_launches_on_one_thread():
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    engine = load_engine("sglang").for_hardware(hw)
+    assert engine.host_overlap and engine.host_per_step_s > 0
+    graphs = step_metrics(hw, model, 1, 1, 1024, engine=engine)
+    eager = step_metrics(hw, model, 1, 1, 1024, engine=_eager(engine))
+    # sglang's counts (engine_profiles/sglang.yaml): 13 a dense GQA layer, 3 in the head
+    assert eager["launch_kernels"] == pytest.approx(32 * 13 + 3)
+    assert float(eager["step_time_s"]) == pytest.approx(max(float(graphs["step_time_s"]),
+                                                            float(graphs["host_time_s"]) + 419 * LAUNCH_S))
+    assert bool(eager["launch_bound"])
+
+
+def test_a_launch_bound_verify_pass_is_said_so():
+    from roofline.speculation import predict_speculation
+
+    hw, model = load_hardware("mi300x"), load_model("llama-3.1-405b")
+    from roofline.layout import deployment
+
+    dep = deployment(model, tp=8, weight_dtype="fp8")
+    kw = dict(method="eagle", dep=dep)
+    eager = predict_speculation(hw, model, 4, 1024, 3, 0.7, engine=_eager(load_engine("vllm").for_hardware(hw)), **kw)
+    graphs = predict_speculation(hw, model, 4, 1024, 3, 0.7, engine=load_engine("vllm").for_hardware(hw), **kw)
+    assert eager["verify_bound"] == "launch" and graphs["verify_bound"] == "memory"
+
+
+def test_an_eager_launch_in_milliseconds_is_said_as_a_unit_slip(tmp_path):
+    (tmp_path / "slip.yaml").write_text("type: engine\nname: slip\nsource: a test\neager_launch: 15.6 ms\n")
+    with pytest.warns(RooflineWarning, match=r"slip.yaml: eager_launch: 15.6 ms a kernel is over 1 ms .*a unit slip\?"):
+        load_engine("slip", (tmp_path,))
+
+
+def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(tmp_path, roofline, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, _, err = roofline("engines", "new", "trt-eager", "--from", "trtllm", "--set", "graphs=false")
+    assert code == 0, err
+    assert "trt-eager (copy of TensorRT-LLM (C++ runtime, CUDA graphs), run eagerly: graphs false)" in (
+        tmp_path / "trt-eager.yaml").read_text()
+    code, out, err = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "8",
+                              "--engine", "trt-eager")
+    assert code == 0 and "graphs: false with no eager_launch" in err
+    assert "eager launches       0 s   (963 kernels x 0 s, trt-eager's eager_launch: none given, so priced as in graphs)" in out
