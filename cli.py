@@ -971,6 +971,7 @@ def fit(
 
 @app.command()
 def accuracy(
+    measurements: Annotated[Optional[Path], typer.Argument(metavar="FILE", help="Measurements CSV, as --file gives it (fit takes its file so too).", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="Predict every row with this engine (default: each row's own profile by engine and version: vllm, vllm-v0, sglang, sglang-early, trtllm; else the default engine).")] = None,
     file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),
@@ -980,7 +981,9 @@ def accuracy(
     """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
     from roofline.accuracy import report_text, write_accuracy
 
-    summary = write_accuracy(out, force, file, engine, _dirs(), split)
+    if measurements is not None and file is not None and measurements != file:  # qa325: fit's FILE refused here
+        raise RooflineError(f"FILE: expected one measurements file, found {measurements} and --file {file}")
+    summary = write_accuracy(out, force, file or measurements, engine, _dirs(), split)
     typer.echo(report_text(summary))
     for path in summary["files"]:
         typer.echo(f"  {path}")

@@ -314,3 +314,20 @@ def test_the_accuracy_figures_title_stays_inside_the_figure(tmp_path, monkeypatc
     extent = title.get_window_extent(renderer)
     assert "a-rather-long-name-of-my-own-benchmark-server.csv" in title.get_text().replace("\n", "")  # (a long name broken)
     assert box.x0 <= extent.x0 and extent.x1 <= box.x1, (extent, box)
+
+
+@pytest.mark.slow
+def test_accuracy_takes_its_file_as_fit_does_and_refuses_two(tmp_path, roofline):
+    """qa325: `roofline accuracy mine.csv` (fit's form) was refused as an unexpected argument."""
+    import shutil
+
+    from roofline.measurements import default_measurements_path
+
+    mine = tmp_path / "mine.csv"
+    shutil.copy(default_measurements_path(), mine)
+    code, out, err = roofline("accuracy", mine, "--out", tmp_path / "acc")
+    assert code == 0, err
+    assert json.loads(out.strip().splitlines()[-1])["file"] == str(mine)
+    code, _, err = roofline("accuracy", mine, "--file", tmp_path / "other.csv", "--out", tmp_path / "acc2")
+    assert code == 2 and err.strip() == f"error: FILE: expected one measurements file, found {mine} and --file {tmp_path / 'other.csv'}"
+    assert not (tmp_path / "acc2").exists()
