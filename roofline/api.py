@@ -744,7 +744,8 @@ def predict(
     # the device (TensorRT-LLM on an MI300X said them beside saying so)
     deployable = not engine_on_a_cpu(eng, hw) and (not draft_hw or not speculates(method, k) or not engine_on_a_cpu(eng, draft_hw))
     used = parameters_used(hw, target, dep, eng, speculates(method, k),
-                           bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])), method)
+                           bool(host_sets_step(m["host_overlapped"], m["host_time_s"] + m["launch_time_s"], m["step_time_s"])),
+                           method)  # (qa326: with an eager pass's launches, on the host's one thread)
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
                  undetermined_note(eng, hw, used) if deployable else "",

@@ -50,8 +50,10 @@ device from `roofline.costs`):
         (the busiest stage's): K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding,
         input projection and LM head, K_coll = collective_launches (2 * layers_stage at tp > 1; 2 * MoE layers of the
         stage under attention DP at tp 1). The host launches ahead of the device, so a pass is the longer of the two
-        (launch_time_s, launch_kernels: those of the term that sets t_device; launch_bound). Where the engine overlaps its
-        host work, the host does it and the launches on one thread: at pp 1, t_step = max(t_device, t_host + t_launch).
+        (launch_time_s, launch_kernels: those of the term that sets the step, under pp the round trip with its own host
+        work or the paced passes; launch_bound). Where the engine overlaps its host work, the host does it and the
+        launches on one thread: at pp 1, t_step = max(t_device, t_host + t_launch) (under pp each stage's worker launches
+        its own kernels apart from the scheduler's work: not applied).
         In graphs, no floor, prefill passes included (the engines capture decode passes only, so a prefill runs eagerly
         in graphs too: a short prompt's kernels take less than their launches, by the profiles' counts and 15.6 us under
         about 110 tokens for Llama 3.1 405B FP8 at tp 8 on an MI300X; not priced)
@@ -825,8 +827,6 @@ def step_metrics(
     floored_trip, floored_paced = launch_trip_s > round_trip_s, launch_paced_s > paced_s
     round_trip_s, paced_s = np.maximum(round_trip_s, launch_trip_s), np.maximum(paced_s, launch_paced_s)
     round_trip = round_trip_s >= paced_s
-    launch_s = np.where(round_trip, launch_trip_s, launch_paced_s)  # the step's, of the term that sets it (qa324)
-    launch_bound = np.where(round_trip, floored_trip, floored_paced)
 
     def per_step(busiest, mean_stage):
         """A stage quantity over a step: pp mean-stage passes on a round trip, m busiest-stage passes when paced."""
@@ -842,10 +842,19 @@ def step_metrics(
         own_host_s = np.broadcast_to(microbatch_host_time_s(engine, b, dep), shape)  # the busiest micro-batch's
         chain_s = round_trip_s + own_host_s
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
+        trip_sets = chain_s >= paced_s  # the term that sets the step, its own host work on the round trip (qa326)
+        passes_set = np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s >= host_s  # not the host's whole work
     else:
         own_host_s = host_s  # one micro-batch: the whole
+        trip_sets, passes_set = round_trip, True
+    # the eager launches of the term that sets the step (qa324, qa326: under pp the chain with its own host work)
+    launch_s = np.where(trip_sets, launch_trip_s, launch_paced_s)
+    launch_bound = np.where(trip_sets, floored_trip, floored_paced) & passes_set
+    launch_kernels = np.where(trip_sets, trip_kernels, paced_kernels)
+    if pp == 1:
         # an eager pass's launches and the host's other work run on one CPU thread (Python's): overlapped, the host is
-        # busy with both (qa324: SGLang PR 1401's eager step is about the two added)
+        # busy with both (qa324: SGLang PR 1401's eager step is about the two added). Under pp each stage's worker
+        # launches its own kernels, apart from the scheduler's work: not one thread, the rule not applied
         host_busy_s = host_s + launch_s
         step_s = np.where(overlapped, np.maximum(device_s, host_busy_s), device_s + host_s)
         launch_bound = launch_bound | (overlapped & (launch_s > 0) & (host_busy_s > device_s))
@@ -868,7 +877,7 @@ def step_metrics(
         "host_microbatch_s": own_host_s,  # a micro-batch's own host work, t_host_mb (t_host at pp 1)
         # an eager pass's host launches (0 in graphs): the step's, and whether they outlast the device's work
         "launch_time_s": np.broadcast_to(launch_s, shape),
-        "launch_kernels": np.broadcast_to(np.where(round_trip, trip_kernels, paced_kernels), shape),  # graphs or not
+        "launch_kernels": np.broadcast_to(launch_kernels, shape),  # graphs or not
         "launch_bound": np.broadcast_to(launch_bound, shape),
         "flops": device_flops,
         "bytes": device_bytes,

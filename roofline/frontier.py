@@ -765,7 +765,15 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
     above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
     from roofline.capacity import running_cap_note
-    from roofline.engine import dispatches, host_overlapped, host_sets_step, host_time_s, parameters_used, unfitted_family_note
+    from roofline.engine import (
+        dispatches,
+        host_overlapped,
+        host_sets_step,
+        host_time_s,
+        parameters_used,
+        step_metrics,
+        unfitted_family_note,
+    )
     from roofline.hardware import load_hardware
     from roofline.model import load_model
     from roofline.serving import (
@@ -799,8 +807,12 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
         # a verify pass overlaps host work only where the engine does so while speculating (speculation.py's verify engine)
         overlaps = on_hw if not speculative or on_hw.host_overlap_speculating else dataclasses.replace(on_hw, host_overlap=False)
+        # an eager step's host does its launches too (qa326): its pass's, beside its host work
+        launches_s = (float(step_metrics(hw, model, int(row["batch"]), 1, int(row["context"]), dep, engine=on_hw)["launch_time_s"])
+                      if not on_hw.graphs and "batch" in row and "context" in row else 0.0)
         host_bound = step is not None and step == step and "batch" in row and bool(host_sets_step(
-            host_overlapped(overlaps, int(row["batch"]), dep), float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
+            host_overlapped(overlaps, int(row["batch"]), dep), float(host_time_s(on_hw, int(row["batch"]), dep)) + launches_s,
+            float(step)))
         used = parameters_used(hw, model, dep, on_hw, speculative, host_bound, str(row.get("method", "")))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, used),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),

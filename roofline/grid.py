@@ -378,7 +378,7 @@ def _host_bound_somewhere(sc: Scenario, hw: HardwareSpec, model: ModelSpec, dep:
         return False  # added to every step (parameters_used says so), or nothing to say
     batches = np.array([np.min(sc.axes["batch"]), np.max(sc.axes["batch"])])  # host work minus device time is linear in B
     m = step_metrics(hw, model, batches, 1, int(np.min(sc.axes["context"])), dep, engine=engine)
-    return bool(np.any(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])))
+    return bool(np.any(host_sets_step(m["host_overlapped"], m["host_time_s"] + m["launch_time_s"], m["step_time_s"])))
 
 
 def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:

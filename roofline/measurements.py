@@ -671,7 +671,8 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
         if g.graphs is not None and g.graphs != eng.graphs:  # the run's own: eager (vLLM's --enforce-eager) or graphs
-            if not g.graphs and not eng.eager_launch_s:  # qa324: priced as graphs in silence
+            if not g.graphs and not eng.eager_launch_s and eng.name != "ideal":  # qa324: priced as graphs in silence
+                # (ideal, the bare roofline beside every engine in accuracy, has no launch cost by design: qa326)
                 warn(f"engine {eng.name}: rows with graphs false are priced as in graphs: the profile gives no "
                      "eager_launch (vllm's and sglang's: 15.6 us a kernel)")
             eng = replace(eng, graphs=g.graphs)

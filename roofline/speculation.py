@@ -561,8 +561,8 @@ def speculative_metrics(
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
-    its k + 1 extra tokens), verify_compute_bound, verify_launch_bound (an eager verify pass set by its host's
-    launches), baseline_mbu, baseline_mfu, drafter_overlaps,
+    its k + 1 extra tokens), verify_compute_bound, verify_launch_bound and draft_launch_bound (an eager verify or draft
+    pass set by its host's launches), baseline_mbu, baseline_mfu, drafter_overlaps,
     drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
     verify_busy_time_s. draft_time_s and verify_time_s are k draft steps and one verify pass over the whole batch;
     the busy times are what the drafter's and the target's devices spend in one iteration: the same, or where a draft
@@ -699,6 +699,7 @@ def speculative_metrics(
                                        engine=engine)["max_batch"],
         "verify_compute_bound": verify["compute_bound"],
         "verify_launch_bound": verify["launch_bound"],  # an eager verify pass no faster than its host's launches
+        "draft_launch_bound": np.asarray(draft_step.get("launch_bound", False)) & (np.asarray(k) > 0),  # a draft pass's
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
         "baseline_comm_time_s": base["comm_time_s"],
@@ -894,6 +895,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         # launch: an eager pass its host's kernel launches set (engine.launch_floor_s)
+        draft_launch_bound=bool(np.any(point["draft_launch_bound"])),  # eager draft passes set by their launches
         verify_bound=("launch" if bool(point["verify_launch_bound"]) else
                       "compute" if bool(point["verify_compute_bound"]) else "memory"),
         drafter_overlaps=bool(np.any(point["drafter_overlaps"])),

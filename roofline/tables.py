@@ -296,7 +296,8 @@ def _iteration_text(spec: dict) -> str:
     if spec.get("drafter_overlaps"):  # the busy times: two half-batch passes on each device
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft busy {draft}, verify busy {verify}){rest}"  # qa286:
                 "  (each device busy with two half batches: one drafted while the other is verified)")  # read as the passes
-    return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify}{rest}"
+    launched = " (its eager passes launch-bound)" if spec.get("draft_launch_bound") else ""  # qa326: unsaid
+    return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
 
 
 def _other_ridges_text(p: dict) -> str:
@@ -374,23 +375,25 @@ def _rest_text(p: dict) -> str:
     grows with the batch is not a fixed cost). Host work an engine overlaps adds nothing unless it outlasts the device:
     then it sets the whole step."""
     host = p.get("host_time_s") or 0.0
+    added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
+    with_host = _launches_with_host(p)
+    # host work added to an eager floor is named beside it (qa326: 21% of a step left unnamed); with the launches on
+    # one thread it is part of the floor
+    beside = (f"host work {format_seconds(added_s)}, " if not with_host and added_s > 0.05 * p["step_time_s"] else "")
+    floor = (f"the host's eager launches ({format_seconds(p['launch_time_s'] + (host if with_host else 0.0))}"
+             + (" with its other work" if with_host else ""))
     if p.get("launch_bound"):
-        return (f"the host's eager launches ({format_seconds(p['launch_time_s'])}) set the step, more bandwidth buys "
-                "nothing here")
+        return f"{beside}{floor}) set the step, more bandwidth buys nothing here"
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
-    added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
     parts = sorted(((added_s, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
     # an eager step whose launches (with the host's other work on the same thread, where overlapped) bound it at twice
-    # the bandwidth: they, not the kernels, set the rest (qa325)
-    launches = (p.get("launch_time_s") or 0.0) + (host if _launches_with_host(p) else 0.0)
+    # the bandwidth: they, not the kernels or the collectives under them, set the rest (qa325, qa326)
+    launches = (p.get("launch_time_s") or 0.0) + (host if with_host else 0.0)
     if p.get("graphs") is False and launches and launches >= 0.98 * (
-            p["step_time_at_2x_bandwidth_s"] - (0.0 if p.get("host_overlap") else added_s) - p["overhead_s"]):
-        named = [n for n in named if not (n.startswith("host work") and _launches_with_host(p))]
-        return ", ".join([*named, f"the host's eager launches ({format_seconds(p['launch_time_s'])}"
-                          + (" with its other work" if _launches_with_host(p) else "") + ", their floor)"]) + \
-            " set the rest, more bandwidth buys little here"
+            p["step_time_at_2x_bandwidth_s"] - (0.0 if with_host else added_s) - p["overhead_s"]):
+        return f"{beside}{floor}, their floor) set the rest, more bandwidth buys little here"
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
              if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
     return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"

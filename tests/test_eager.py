@@ -214,3 +214,48 @@ def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(
                               "--engine", "trt-eager")
     assert code == 0 and "graphs: false with no eager_launch" in err
     assert "eager launches       0 s   (963 kernels x 0 s, trt-eager's eager_launch: none given, so priced as in graphs)" in out
+
+
+@pytest.mark.parametrize(("model", "tp", "pp"), [("llama-3.1-8b", 2, 3), ("llama-3.1-70b", 4, 2)])
+def test_an_eager_step_longer_than_in_graphs_is_said_launch_bound_and_no_other(model, tp, pp):
+    """qa326: under pp the round trip with its micro-batch's own host work set the step, its launches floored, while the
+    paced term's unfloored launches were reported: a step the launches lengthened was said 'hidden behind it'."""
+    from roofline.layout import deployment
+
+    hw, spec = load_hardware("h200"), load_model(model)
+    dep = deployment(spec, tp=tp, pp=pp)
+    engine = load_engine("vllm").for_hardware(hw)
+    batches = np.arange(1, 257)
+    graphs = step_metrics(hw, spec, batches, 1, 1024, dep, engine=engine)
+    eager = step_metrics(hw, spec, batches, 1, 1024, dep, engine=_eager(engine))
+    longer = eager["step_time_s"] > graphs["step_time_s"] * (1 + 1e-9)
+    assert longer.any() and list(eager["launch_bound"]) == list(longer)
+
+
+def test_an_eager_step_the_host_and_its_launches_set_says_the_host_priors_it_leans_on(tmp_path):
+    (tmp_path / "sglang-eager.yaml").write_text("type: engine\nname: sglang-eager\nsource: a test\ncosts_from: sglang\n"
+                                                "graphs: false\n")
+    point = predict("h200", "validation-small", batch=1, engine=str(tmp_path / "sglang-eager.yaml"))
+    assert point["launch_bound"] and point["step_time_s"] == pytest.approx(point["host_time_s"] + point["launch_time_s"])
+    assert any("host_per_step" in w and "priors" in w for w in point["warnings"])
+
+
+def test_eager_draft_passes_set_by_their_launches_are_said_so(tmp_path, roofline):
+    (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
+    code, out, err = roofline("predict", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "1", "--method", "draft",
+                              "--draft", "llama-3.2-1b", "--alpha", "0.7", "--k", "3", "--draft-hardware", "h200",
+                              "--engine", tmp_path / "vllm-eager.yaml", "--json")
+    assert code == 0, err
+    import json
+
+    spec = json.loads(out)["spec"]
+    assert spec["draft_launch_bound"] is True and spec["verify_bound"] == "memory"
+
+
+def test_ideal_beside_an_eager_row_is_not_warned_for_its_missing_launch_cost(tmp_path):
+    from roofline.serving import IDEAL
+
+    df = load_measurements(_rows(tmp_path, ["false"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        predict_measurements(df, engine=IDEAL)
