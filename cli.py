@@ -867,10 +867,11 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches."""
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import cheapest_notes, cost_frontier, refine, refused_layouts
+    from roofline.frontier import cheapest_notes, cost_frontier, mismatched_drafts, refine, refused_layouts
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
 
     refused, unchecked = refused_layouts(df, _dirs())
+    refused += mismatched_drafts(df, meta, _dirs())  # a draft model of another tokenizer: no engine runs it
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)

@@ -192,6 +192,32 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
     return list({e["note"] + str(e.get("hardware")): e for e in out}.values())  # one entry a refusal and device
 
 
+def mismatched_drafts(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> list[dict]:
+    """[{model, method: draft, speculative_only, note}]: the targets of a table's draft-model rows whose draft model
+    (its scenario.json's `draft`) has another vocabulary or tokenizer (speculation.tokenizer_mismatch): engines verify
+    draft tokens by id, so none runs them; the sweep and predict warn, cheapest leaves them out (qa327: it picked one).
+    A table without its scenario.json names no draft: nothing checked."""
+    from roofline.model import load_model
+    from roofline.speculation import tokenizer_mismatch
+
+    name = (meta or {}).get("draft")
+    if not isinstance(name, str) or not {"method", "model"} <= set(df.columns):
+        return []
+    try:
+        draft = load_model(name, extra_dirs)
+    except RooflineError:
+        return []
+    out = []
+    for model in df.loc[df["method"].astype(str) == "draft", "model"].astype(str).unique():
+        try:
+            note = tokenizer_mismatch(load_model(model, extra_dirs), draft)
+        except RooflineError:
+            continue
+        if note:
+            out.append({"model": model, "method": "draft", "speculative_only": True, "note": note})
+    return out
+
+
 def table_json(table: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
     """(the JSON file that says what results table `table` was swept with, or None; the files beside it passed over,
     each with why): a report's NAME.json beside its tables/NAME.csv, naming that scenario, else the sweep's

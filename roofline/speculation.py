@@ -432,6 +432,19 @@ PP_SPECULATION = ("vLLM refused speculative decoding with pipeline parallelism (
                   "1.2.0rc2), and SGLang's server-args check refuses speculative decoding at pp > 1")  # qa210, qa233
 
 
+def tokenizer_mismatch(target: ModelSpec, draft: ModelSpec) -> str:
+    """Why no engine runs `draft` as `target`'s draft model (another vocabulary size, or another tokenizer family where
+    both profiles name theirs: engines verify draft tokens by id), or ''."""
+    if draft.vocab_size != target.vocab_size:
+        return (f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
+                f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")
+    if draft.tokenizer and target.tokenizer and draft.tokenizer != target.tokenizer:
+        return (f"draft model {draft.name} uses the {draft.tokenizer} tokenizer and {target.name} the {target.tokenizer} one "
+                f"(the same {target.vocab_size:,} tokens in number, not in meaning): engines verify draft tokens by id, so "
+                "a draft model must share the target's tokenizer")
+    return ""
+
+
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
                      pp: int = 1, dep: Deployment | None = None, engine: ServingEngine | None = None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
@@ -450,13 +463,8 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
             out.append(f"the drafter's {note}")
     if method != "none" and pp > 1 and not (engine is not None and engine.speculation_refused_with_pp):  # else its own
         out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
-    if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
-        out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
-                   f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")
-    elif method == "draft" and draft is not None and draft.tokenizer and target.tokenizer and draft.tokenizer != target.tokenizer:
-        out.append(f"draft model {draft.name} uses the {draft.tokenizer} tokenizer and {target.name} the {target.tokenizer} one "
-                   f"(the same {target.vocab_size:,} tokens in number, not in meaning): engines verify draft tokens by id, so "
-                   "a draft model must share the target's tokenizer")
+    if method == "draft" and draft is not None and (mismatch := tokenizer_mismatch(target, draft)):
+        out.append(mismatch)
     if method in HEAD_DRAFTERS and draft_hw is not None:
         who = (f"the {method} heads on {draft_hw.name} need", "they draft") if method == "medusa" else (  # its k heads (qa216)
             f"the {method} head on {draft_hw.name} needs", "it drafts")

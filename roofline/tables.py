@@ -330,9 +330,13 @@ def _compute_bound_text(p: dict) -> str:
         shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]
         last = cb["runs"][-1]
         listed = f"{', '.join(shown[:-1])} and {shown[-1]}" if len(shown) > 1 else shown[0]  # (qa308: ' and 100-200')
+        gaps = [f"{b + 1:,}" if a - 1 == b + 1 else f"{b + 1:,}-{a - 1:,}"  # qa327: named, not 'the batches between'
+                for (_, b), (a, _) in zip(cb["runs"], cb["runs"][1:])]
+        between = (f"at {', '.join(gaps[:-1])} and {gaps[-1]}" if 1 < len(gaps) <= 4 else f"at {gaps[0]}" if gaps else
+                   "") if len(gaps) <= 4 else "at the batches between them"
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
-                + (f"at the batches between (from {last[0]:,} on, compute-bound)" if cb["from_batch"] is not None else
-                   ("between them and " if len(shown) > 1 else "") + f"past {last[1]:,} to {end:,}, the search's end"))
+                + (between if cb["from_batch"] is not None else
+                   (f"{between} and " if gaps else "") + f"past {last[1]:,} to {end:,}, the search's end"))
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 
@@ -693,6 +697,9 @@ def model_list(specs: list) -> str:
             f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token_at(4096) / 1024:>10.1f}KiB"
             f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {_attention_label(m)} {kinds}{' moe' if m.moe else ''}"
         )
+    # qa327: gpt-oss-120b's 5.71B read as a slip beside its card's 5.1B (the input embedding's 0.58B)
+    lines.append("active: the parameters a token uses, its top-k routed experts of a MoE and the whole input embedding "
+                 "(a model card's count often leaves the embedding out; a decode step gathers its rows, not streams it)")
     return "\n".join(lines)
 
 
@@ -1184,7 +1191,9 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     cap = row.get("max_batch" if speculative else "baseline_max_batch", row.get("max_batch"))
     if _is_number(cap) and int(row["batch"]) >= int(cap) > 0:  # qa294: faster than asked because memory stops the batch
-        text += f" (the largest batch that fits{' with the drafter' if speculative else ''}: memory caps it)"
+        drafter = (" with the drafter" if speculative and str(row["method"]) != "ngram" else  # qa327: n-gram has none
+                   " with the k + 1 tokens each sequence verifies" if speculative else "")
+        text += f" (the largest batch that fits{drafter}: memory caps it)"
     return text
 
 

@@ -1133,7 +1133,13 @@ def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
     p = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=256)
     assert p["compute_bound"]["intensity_at_first_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]  # not the ridge
     zig = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=512)  # vllm: an island of compute-bound batches
-    assert zig["compute_bound"]["memory_bound_again"] is not None and "memory-bound between them" in predict_text(zig)
+    runs = zig["compute_bound"]["runs"]  # qa327: the memory-bound batches between the runs named
+    assert zig["compute_bound"]["memory_bound_again"] is not None and len(runs) == 2
+    assert f"memory-bound at {runs[0][1] + 1:,}-{runs[1][0] - 1:,} and past {runs[1][1]:,}" in predict_text(zig)
+    staged = roofline.predict("h100-sxm", "llama-3.1-405b", tp=8, pp=2, batch=64, context=4096)  # compute-bound to the end
+    runs = staged["compute_bound"]["runs"]
+    assert staged["compute_bound"]["from_batch"] == runs[-1][0] and len(runs) == 2
+    assert f"memory-bound at {runs[0][1] + 1:,}-{runs[1][0] - 1:,};" in predict_text(staged)
     l4 = roofline.predict("l4", "llama-3.1-8b", engine="ideal", batch=1, context=256)  # past what memory holds: said
     assert l4["compute_bound"]["first_batch"] > l4["max_batch"] and "fit in memory" in predict_text(l4)
 

@@ -1444,3 +1444,21 @@ def test_cheapest_refuses_a_table_whose_engine_profile_on_the_search_path_is_inv
     (bad / "trtllm.yaml").write_text(text.replace("batch: [64, null]", "batch: [64, 1]", 1))
     code, out, err = roofline("--profiles", bad, "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
     assert code == 2 and err.startswith("error: ") and "known_misses[0].batch: expected [LOW, HIGH]" in err and not out, err
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_out_a_draft_model_of_another_tokenizer(tmp_path, roofline):
+    """qa327: a draft model with another vocabulary (no engine verifies its tokens) was picked as the cheapest
+    speculation, the sweep's warning forgotten."""
+    (tmp_path / "m.yaml").write_text("name: m\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
+                                     "axes: {batch: [1, 16], context: [1024], k: [2], alpha: [0.7]}\n")
+    assert roofline("sweep", tmp_path / "m.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100")
+    assert code == 0
+    assert "speculation  no row of this kind fits, is priced and loads" in out
+    assert "2 rows left out" in out and "draft model qwen3-0.6b has a vocabulary of 151,936 tokens" in out
+    (tmp_path / "ok.yaml").write_text("name: ok\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: llama-3.2-1b\n"
+                                      "axes: {batch: [1, 16], context: [1024], k: [2], alpha: [0.7]}\n")
+    assert roofline("sweep", tmp_path / "ok.yaml", "--out", tmp_path / "ok", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "ok", "--min-tokens-per-user", "100")
+    assert code == 0 and "draft llama-3.2-1b k 2" in out and "must share the target's tokenizer" not in out
