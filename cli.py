@@ -982,7 +982,7 @@ def accuracy(
     """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
     from roofline.accuracy import report_text, write_accuracy
 
-    if measurements is not None and file is not None and measurements != file:  # qa325: fit's FILE refused here
+    if measurements is not None and file is not None and measurements.resolve() != file.resolve():  # qa325, qa328
         raise RooflineError(f"FILE: expected one measurements file, found {measurements} and --file {file}")
     summary = write_accuracy(out, force, file or measurements, engine, _dirs(), split)
     typer.echo(report_text(summary))
@@ -1360,7 +1360,8 @@ def refuse_unreadable_values(group, argv: list[str]) -> None:
         if position < len(arguments):
             argument = arguments[position]
             if is_path[argument.name] and not word.strip():
-                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string"
+                shown = argument.metavar or argument.name.upper()  # as --help names it (qa329: MEASUREMENTS for FILE)
+                raise RooflineError(f"command line: {shown}: expected a path, found an empty string"
                                     f"{_dot_hint(argument)}")
             if getattr(argument, "nargs", 1) == 1:
                 position += 1

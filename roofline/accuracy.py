@@ -324,7 +324,8 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
                "graphs", "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
                "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "skipped"]
     with staged_dir(Path(out), force, "accuracy") as tmp:
-        df[columns].to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")
+        written = df[columns].assign(graphs=df["graphs"].map({True: "true", False: "false"}))  # as the measurements spell it
+        written.to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         h = summary["headline"]
         plot_accuracy(df, tmp / "predicted_vs_measured.png",

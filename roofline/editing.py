@@ -56,6 +56,7 @@ from roofline.yamlio import comment_line, load_yaml_text, read_text, write_text_
 SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
+EAGER_NAMED = ", run eagerly: graphs false"  # what an engine copy set eager says in its display name
 TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer", "description")  # text: a value that reads as a number stays text
 SHAPE_FREE_FIELDS = ("precision", "max_context_tokens", "tokenizer", "published_params", "published_active_params")
 # model fields that leave the parameter count as it is: setting one keeps the source's published counts
@@ -1056,8 +1057,11 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
             if key in doc and [key] not in [keys for keys, _ in pairs]:
                 del doc[key]
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
-        eager = kind == "engine" and any(keys == ["graphs"] and value is False for keys, value in pairs)  # qa325: said
-        doc["display_name"] = f"{name} (copy of {doc['display_name']}" + (", run eagerly: graphs false" if eager else "") + ")"  # graphs
+        graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []  # qa325: said
+        shown = str(doc["display_name"])
+        if graphs:  # set back to true, the copy's name no longer says eager (qa328)
+            shown = shown.replace(EAGER_NAMED, "")
+        doc["display_name"] = f"{name} (copy of {shown}" + (EAGER_NAMED if graphs and graphs[-1] is False else "") + ")"
     set_here = {".".join(keys) for keys, _ in pairs}
     if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k

@@ -48,8 +48,9 @@ device from `roofline.costs`):
         K * eager_launch: the round trip (pp * t_body_mean + t_head) at least (pp * (K_layers_mean + K_coll_mean) + K_head)
         * eager_launch, the paced passes (m * (t_body + t_head)) at least m * (K_layers + K_coll + K_head) * eager_launch
         (the busiest stage's): K_layers = sum over layer operators of kernels_o * n_o, K_head the same over embedding,
-        input projection and LM head, K_coll = collective_launches (2 * layers_stage at tp > 1; 2 * MoE layers of the
-        stage under attention DP at tp 1). The host launches ahead of the device, so a pass is the longer of the two
+        input projection and LM head, K_coll = the collectives t_allreduce, t_all_to_all, t_moe_gather and t_dp_gather
+        price, one kernel each (collective_times_s' `kernels`; the head's gathers, the sampler's kernels and pipeline
+        sends not counted). The host launches ahead of the device, so a pass is the longer of the two
         (launch_time_s, launch_kernels: those of the term that sets the step, under pp the round trip with its own host
         work or the paced passes; launch_bound). Where the engine overlaps its host work, the host does it and the
         launches on one thread: at pp 1, t_step = max(t_device, t_host + t_launch) (under pp each stage's worker launches
@@ -403,14 +404,16 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
 
 
 def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
-                       padded: bool = True) -> dict[str, np.ndarray]:
+                       padded: bool = True, kernels: dict | None = None) -> dict[str, np.ndarray]:
     """All-reduce, all-to-all, MoE gather / scatter and DP gather / scatter time of one stage's pass over `batch`
     sequences of `q` tokens each (module docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest
     attention group's all-reduce. Where the engine splits the dense MLP over the stage (dep.stage_split, SGLang's
     dp_attention_stage_split) each dense layer gathers T h-wide tokens to all D devices and reduce-scatters them back
     (two ring passes, replacing its second all-reduce: dp_gather_time_s); the LM head's gathers go with the head's
     pass (lm_head_gather_time_s). The gathered buffers hold every group's tokens padded to the busiest group's
-    (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T."""
+    (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T.
+    `kernels`, where given, gets the collectives each term prices, one kernel each (an eager pass's launches: its
+    latencies counted, qa328), under the same names."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     gathered = gathered_tokens(b, q, dep, padded)  # each group's buffer padded to the busiest's (qa144)
@@ -426,12 +429,14 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
                      and (engine.moe_dispatch == "allgather" or dep.ep == 1))
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",
                                                     "dp_gather_time_s")}
+    count = dict.fromkeys(out, 0.0)  # the collectives each term prices (`kernels`)
     dense_layers = dep.stage_layers(model)[2] if model.moe is not None else layers  # where the dense MLP runs
     if "mlp" in dep.stage_split and dense_layers:  # SGLang's dp_gather and dp_reduce_scatter_tensor (dp_attention_stage_split):
         # every group's tokens gathered to the dense MLP, its output reduce-scattered back, a layer's two ring passes
         # (two all-reduces, four, under dp_gather: allreduce)
         transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage, gathered * 2 * passes * h_bytes)
         out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
+        count["dp_gather_time_s"] = 2.0 * dense_layers
     if dep.tp > 1:
         message_bytes = sequences_per_group(b, dep) * q * h_bytes
         transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message_bytes)
@@ -441,6 +446,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None and not over_dp_group else 0.0
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
+        count["allreduce_time_s"] = 2.0 * layers - replaced
         if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE
             if model.mla is not None and dep.pp == 1:  # DeepseekV2DecoderLayer: a MoE layer's all-reduce after attention
                 # is a reduce-scatter, and its output all-gathered before the next layer: its bytes, two latencies
@@ -449,6 +455,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
                 gather_s, gather_latency_s = _ring_pass_s(hw, dep.tp, message_bytes)
                 extra_s = _latency(engine.allreduce_latency_s, gather_latency_s) + gather_s
             out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * extra_s
+            count["allreduce_time_s"] += moe_layers
     if dispatches(model, dep):
         d = dep.dp_attention if over_dp_group else dep.devices_per_stage  # the ranks the gather runs over
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
@@ -469,12 +476,16 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside_tokens * (sent_bytes + h_bytes),
                                                            outside_tokens * (sent_bytes + h_bytes))
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(dispatch_latency_s(engine), latency_s) + transfer_s)
+        count["all_to_all_time_s"] = 2.0 * moe_layers
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
         tokens_g = gathered if dep.ep == 1 else tokens * _rank_hit(model, dep)
         transfer_s, latency_s = (_ring_pass_s(hw, dep.dp_attention, tokens_g * passes * h_bytes, dep.pp * dep.tp) if over_dp_group
                                  else _ring_pass_s(hw, g, tokens_g * passes * h_bytes))
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
+        count["moe_gather_time_s"] = 2.0 * moe_layers
+    if kernels is not None:
+        kernels.update(count)
     return out
 
 
@@ -634,17 +645,6 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     return time_s + latency_s, effective_flops, flops_per_s, bytes_per_s, latency_s, launches
 
 
-def collective_launches(model: ModelSpec, dep: Deployment) -> float:
-    """The collective kernels of a stage's layers an eager host launches: two a layer at tp > 1 (the all-reduces after
-    attention and after the MLP); at tp 1 on a stage of several devices (attention DP), two a MoE layer (the experts'
-    dispatch and combine, or gather and scatter); else none. The head's gathers, the sampler's kernels and pipeline
-    sends are not counted."""
-    layers, moe_layers, _ = dep.stage_layers(model)
-    if dep.tp > 1:
-        return 2.0 * layers
-    return 2.0 * moe_layers if dep.devices_per_stage > 1 and model.moe is not None else 0.0
-
-
 def launch_floor_s(engine: ServingEngine, kernels):
     """The host's time to launch `kernels` where the engine runs eagerly (`graphs` false): K * eager_launch; 0 in graphs
     (one launch a pass). A pass takes at least that (module docstring)."""
@@ -742,7 +742,8 @@ def step_metrics(
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
     overhead_s (fixed device overhead), host_time_s, host_overlapped (not simply added to the device's time),
-    host_on_path_s (what it adds to the device's time), host_microbatch_s (under pp a micro-batch's own host work,
+    host_on_path_s (what it adds to the device's time), launch_time_s, launch_kernels and launch_bound (an eager
+    pass's launches: module docstring), host_microbatch_s (under pp a micro-batch's own host work,
     t_host_mb; t_host at pp 1), flops, bytes (per device per step), path_bytes (streamed on
     the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
@@ -795,7 +796,8 @@ def step_metrics(
                                "padded_flops": effective_flops,  # its rows padded to the tile: what it is bound by
                                "kernel_latency_s": latency_s}  # the engine's kernel latencies in time_s
     tokens = np.broadcast_to(b * q, shape)
-    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
+    coll_kernels: dict = {}  # the collectives of a pass, each a kernel an eager host launches
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill, kernels=coll_kernels)
     # the LM head's gathers and the embedding's all-reduce, once a pass with them (qa136: every prompt token's logits,
     # and left out of a round trip's stage bodies)
     head_gather_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows), shape)
@@ -813,16 +815,18 @@ def step_metrics(
                       for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
         mean_layers_s, mean_layer_kernels = sum(t[0] for t in mean_terms), sum(t[5] for t in mean_terms)
         mean_layer_bytes = sum(nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
-        mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
+        mean_coll_kernels: dict = {}
+        mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill,
+                                       kernels=mean_coll_kernels)
         mean_stage_layers = mean.stage_layers(model)[0]
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
-        mean_layer_bytes, mean_layer_kernels, mean = total_bytes - head_bytes, layer_kernels, dep
+        mean_layer_bytes, mean_layer_kernels, mean_coll_kernels = total_bytes - head_bytes, layer_kernels, coll_kernels
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, m_micro * (body_s + head_s + head_comm_s)
     # an eager pass: no faster than its host launches its kernels (launch_floor_s), a round trip's and a stage's alike
-    trip_kernels = pp * (mean_layer_kernels + collective_launches(model, mean)) + head_kernels
-    paced_kernels = m_micro * (layer_kernels + collective_launches(model, dep) + head_kernels)
+    trip_kernels = pp * (mean_layer_kernels + sum(mean_coll_kernels.values())) + head_kernels
+    paced_kernels = m_micro * (layer_kernels + sum(coll_kernels.values()) + head_kernels)
     launch_trip_s, launch_paced_s = launch_floor_s(engine, trip_kernels), launch_floor_s(engine, paced_kernels)
     floored_trip, floored_paced = launch_trip_s > round_trip_s, launch_paced_s > paced_s
     round_trip_s, paced_s = np.maximum(round_trip_s, launch_trip_s), np.maximum(paced_s, launch_paced_s)
@@ -842,15 +846,15 @@ def step_metrics(
         own_host_s = np.broadcast_to(microbatch_host_time_s(engine, b, dep), shape)  # the busiest micro-batch's
         chain_s = round_trip_s + own_host_s
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
-        trip_sets = chain_s >= paced_s  # the term that sets the step, its own host work on the round trip (qa326)
-        passes_set = np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s >= host_s  # not the host's whole work
+        round_trip_sets_step = chain_s >= paced_s  # the term that sets the step, its own host work on the round trip (qa326)
+        passes_set_step = np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s >= host_s  # not the host's whole work
     else:
         own_host_s = host_s  # one micro-batch: the whole
-        trip_sets, passes_set = round_trip, True
+        round_trip_sets_step, passes_set_step = round_trip, True
     # the eager launches of the term that sets the step (qa324, qa326: under pp the chain with its own host work)
-    launch_s = np.where(trip_sets, launch_trip_s, launch_paced_s)
-    launch_bound = np.where(trip_sets, floored_trip, floored_paced) & passes_set
-    launch_kernels = np.where(trip_sets, trip_kernels, paced_kernels)
+    launch_s = np.where(round_trip_sets_step, launch_trip_s, launch_paced_s)
+    launch_bound = np.where(round_trip_sets_step, floored_trip, floored_paced) & passes_set_step
+    launch_kernels = np.where(round_trip_sets_step, trip_kernels, paced_kernels)
     if pp == 1:
         # an eager pass's launches and the host's other work run on one CPU thread (Python's): overlapped, the host is
         # busy with both (qa324: SGLang PR 1401's eager step is about the two added). Under pp each stage's worker

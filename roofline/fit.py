@@ -78,7 +78,7 @@ from roofline.serving import (
     load_engine,
     model_class,
 )
-from roofline.units import format_count
+from roofline.units import format_count, format_seconds
 from roofline.yamlio import read_text as _read_text
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
@@ -434,7 +434,6 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     start = sourced_start(base)
     n_base = len(PARAMETERS)
     from roofline.errors import warn
-    from roofline.units import format_seconds
 
     for p, is_free in zip(PARAMETERS, free):  # a start outside the fit's physical bounds: the fit starts at the bound
         if is_free and not p.low <= start[p.field] <= p.high:  # (a fixed one keeps its value: engine_at) (qa93)
@@ -546,7 +545,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     fitted_frame = predict_rowset(rows, {"fit": fitted})
     pred_fit = fitted_frame["predicted"].to_numpy()
     pred_loaded = predict_rowset(rows, {"fit": loaded})["predicted"].to_numpy()  # the profile as the user has it (qa115)
-    out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped"]].copy()
+    out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped",
+                           "graphs"]].copy()
     out_rows["start_predicted"] = pred_start
     out_rows["fitted_predicted"] = pred_fit
     out_rows["log_residual"] = np.log(pred_fit / measured)
@@ -989,6 +989,21 @@ def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Pat
     return Path(out)
 
 
+def _eager_rows(fit: dict) -> list[str]:
+    """A line where rows ran eagerly (their graphs column false): their passes floored by the engine's eager_launch, a
+    sourced value the fit does not move (qa329: the fitted costs read as those of runs in graphs)."""
+    used = fit["rows"][fit["rows"]["skipped"] == ""]
+    eager = used[used["graphs"].eq(False)] if "graphs" in used else used.iloc[:0]
+    if eager.empty:
+        return []
+    launch = fit["base"].eager_launch_s
+    return [f"{len(eager)} of {len(used)} rows ran eagerly (graphs false): each pass no faster than its kernels x "
+            f"eager_launch ({format_seconds(launch)}, sourced, not fitted), so the costs below are fitted on top of those "
+            "launches" if launch else
+            f"{len(eager)} of {len(used)} rows ran eagerly (graphs false), but {fit['base'].name} gives no eager_launch: "
+            "they are predicted as in graphs, and the costs below take up their launches"]
+
+
 def _faded_rows(fit: dict) -> list[str]:
     """A line naming the rows a robust loss weighs little (missed by more than 3 loss scales: the fit gave up on them
     to fit the rest), with the RMS log error over the others; none for the linear loss or where no row is that far."""
@@ -1032,7 +1047,7 @@ def fit_report(fit: dict) -> str:
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values"
              + (f" ({fit['rms_log_error']['loaded']:.3f} with {fit['base'].name} as it is)" if "loaded" in fit["rms_log_error"] else "")
              + f" -> {fit['rms_log_error']['fitted']:.3f} fitted ({fit['evaluations']} evaluations; {fit['status']})",
-             *_faded_rows(fit), ""]
+             *_faded_rows(fit), *_eager_rows(fit), ""]
     if fit.get("dropped_overrides"):  # said above the table, not inside it (qa187)
         lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])
                      + " (override values an earlier --per-family fit wrote; --per-family NAME fits them again)")

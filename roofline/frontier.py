@@ -192,23 +192,42 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
     return list({e["note"] + str(e.get("hardware")): e for e in out}.values())  # one entry a refusal and device
 
 
+def _draft_of(meta: dict | None, extra_dirs: tuple = ()):
+    """The draft model a table's scenario.json names (`draft`, as written: a name or a profile path; its profile name
+    where the path does not resolve from here, as the recorded profile_files find it: qa329), or None."""
+    from roofline.model import load_model
+
+    name = (meta or {}).get("draft")
+    if not isinstance(name, str):
+        return None
+    for candidate in dict.fromkeys((name, Path(name).stem)):
+        try:
+            return load_model(candidate, extra_dirs)
+        except RooflineError:
+            continue
+    return None
+
+
+def _draft_rows(df: pd.DataFrame) -> pd.Series:
+    """The rows drafting with a draft model (method draft, k > 0)."""
+    if not {"method", "k"} <= set(df.columns):
+        return pd.Series(False, index=df.index)
+    return (df["method"].astype(str) == "draft") & (pd.to_numeric(df["k"], errors="coerce") > 0)
+
+
 def mismatched_drafts(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> list[dict]:
     """[{model, method: draft, speculative_only, note}]: the targets of a table's draft-model rows whose draft model
     (its scenario.json's `draft`) has another vocabulary or tokenizer (speculation.tokenizer_mismatch): engines verify
     draft tokens by id, so none runs them; the sweep and predict warn, cheapest leaves them out (qa327: it picked one).
-    A table without its scenario.json names no draft: nothing checked."""
+    What could not be checked draft_unchecked_note says."""
     from roofline.model import load_model
     from roofline.speculation import tokenizer_mismatch
 
-    name = (meta or {}).get("draft")
-    if not isinstance(name, str) or not {"method", "model"} <= set(df.columns):
-        return []
-    try:
-        draft = load_model(name, extra_dirs)
-    except RooflineError:
+    draft = _draft_of(meta, extra_dirs)
+    if draft is None or "model" not in df:
         return []
     out = []
-    for model in df.loc[df["method"].astype(str) == "draft", "model"].astype(str).unique():
+    for model in df.loc[_draft_rows(df), "model"].astype(str).unique():
         try:
             note = tokenizer_mismatch(load_model(model, extra_dirs), draft)
         except RooflineError:
@@ -216,6 +235,21 @@ def mismatched_drafts(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = (
         if note:
             out.append({"model": model, "method": "draft", "speculative_only": True, "note": note})
     return out
+
+
+def draft_unchecked_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> str:
+    """cheapest's line where a table's draft-model rows could not be checked for the target's tokenizer (qa329: a
+    results table copied away from its scenario.json, a draft profile not found), or ''."""
+    if not _draft_rows(df).any():
+        return ""
+    name = (meta or {}).get("draft")
+    if not isinstance(name, str):
+        return ("the draft-model rows' draft is not named (no scenario.json beside the table): whether it shares the "
+                "target's tokenizer, as the engines need, is not checked")
+    if _draft_of(meta, extra_dirs) is None:
+        return (f"draft model {name}: no profile of it found (roofline --profiles DIR): whether it shares the target's "
+                "tokenizer, as the engines need, is not checked")
+    return ""
 
 
 def table_json(table: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
@@ -1166,6 +1200,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     refine's), less a note already said of the picks it holds for (qa146: a point computed now at the pick's engine and
     device said each note twice, the subject aside)."""
     notes = frontier_notes(df, refused, extra_dirs) + ([unchecked_note(unchecked)] if unchecked else [])
+    notes += [n for n in [draft_unchecked_note(df, meta, extra_dirs)] if n]
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)

@@ -261,6 +261,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
         close = closest_names(column, sorted(known), 1, 0.85)  # EP for ep, num_draft_tokens for draft_tokens (qa94)
+        close = ["graphs"] if str(column).strip().lower() in ("eager", "enforce_eager", "cuda_graphs") else close  # qa329
         if close and close[0] not in raw.columns:  # beside the column it resembles it is an annotation: warned below
             raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
                                 "measurements/README.md lists them)")
@@ -671,7 +672,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
         if g.graphs is not None and g.graphs != eng.graphs:  # the run's own: eager (vLLM's --enforce-eager) or graphs
-            if not g.graphs and not eng.eager_launch_s and eng.name != "ideal":  # qa324: priced as graphs in silence
+            if not g.graphs and not eng.eager_launch_s and eng.name != IDEAL.name:  # qa324: priced as graphs in silence
                 # (ideal, the bare roofline beside every engine in accuracy, has no launch cost by design: qa326)
                 warn(f"engine {eng.name}: rows with graphs false are priced as in graphs: the profile gives no "
                      "eager_launch (vllm's and sglang's: 15.6 us a kernel)")
@@ -1258,7 +1259,7 @@ def _rows_held_already(old: pd.DataFrame, new: pd.DataFrame, mine: pd.DataFrame)
 
 
 def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
-    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically, once the whole reads as fit reads it;
+    """Write rows (text cells in the columns of COLUMNS, and of OPTIONAL_WRITTEN where rows fill them) as CSV, atomically, once the whole reads as fit reads it;
     refuses to replace a file without force, and a file of the shipped measurements folder (fit's and accuracy's
     default input, qa193) whatever it is told.
     `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own

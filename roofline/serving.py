@@ -26,9 +26,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      kernel of a pass itself, `eager_launch` each (the CPU time PyTorch, the engine's Python and the
                      driver spend on one kernel), ahead of the device (launches are asynchronous), so a pass takes
                      max(its device time, K * eager_launch), K its kernels: the operators' (kernels_o * n_o, as the
-                     kernel latency counts them) and its collectives (engine.collective_launches); where the engine
-                     overlaps its host work, the host does that work and the launches on one thread, t_host +
-                     K * eager_launch (engine.launch_floor_s); true (CUDA / HIP graphs): one launch a pass, no floor
+                     kernel latency counts them) and the collectives it prices, one kernel each (engine.launch_floor_s,
+                     collective_times_s); where the engine overlaps its host work, at pp 1 the host does that work and
+                     the launches on one thread, so the step is at least t_host + K * eager_launch (engine.step_metrics);
+                     true (CUDA / HIP graphs): one launch a pass, no floor
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
                      the routed experts, whose rows per expert vary; the LM head by its own logit rows)
@@ -428,7 +429,8 @@ class ServingEngine:
     def for_other_hardware(self, hardware) -> ServingEngine:
         """The engine as `for_hardware(hardware)` makes it from the profile's own values: an engine already
         made for one device (the target's) gives another (a drafter's) none of that device's override values."""
-        return (self.general or self).for_hardware(hardware)
+        # graphs is how the deployment runs, not a cost of the device: a copy set eager stays so (qa328)
+        return replace((self.general or self).for_hardware(hardware), graphs=self.graphs)
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
@@ -1163,6 +1165,7 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
 
 
 EAGER_LAUNCH_SAID_S = 1e-3  # an eager_launch above this is said as a unit slip (a kernel launch takes microseconds)
+EAGER_LAUNCH_LEAST_S = 0.5e-6  # and one below this, above 0 (qa329: 1e-9 s priced eager runs as graphs, unsaid)
 
 
 def _warn_eager_unpriced(engine: ServingEngine, where: str) -> None:
@@ -1172,12 +1175,19 @@ def _warn_eager_unpriced(engine: ServingEngine, where: str) -> None:
     from roofline.units import format_seconds
 
     if not engine.graphs and not engine.eager_launch_s:
+        priced = [glob for glob, changes in engine.overrides if changes.get("eager_launch_s")]  # qa328: said where priced
+        advice = (f"a copy takes one: roofline engines new NAME --from {Path(engine.costs_from).stem} --set graphs=false "
+                  "--set 'eager_launch=15.6 us'" if engine.costs_from else  # qa329: costs_from refuses a cost beside it
+                  "set eager_launch, as vllm's 15.6 us")
         warn(f"{where}: graphs: false with no eager_launch (0 s a kernel): its eager passes are priced as graphs are "
-             "(set eager_launch, as vllm's 15.6 us)")
+             + (f"but on hardware matching {spoken_list(priced)}, whose override gives one " if priced else "")
+             + f"({advice})")
     for label, value in (("", engine.eager_launch_s),
                          *((f"overrides ({glob}): ", changes.get("eager_launch_s")) for glob, changes in engine.overrides)):
-        if value is not None and value > EAGER_LAUNCH_SAID_S:
-            warn(f"{where}: {label}eager_launch: {format_seconds(value)} a kernel is over {format_seconds(EAGER_LAUNCH_SAID_S)} "
+        if value is not None and (value > EAGER_LAUNCH_SAID_S or 0 < value < EAGER_LAUNCH_LEAST_S):
+            side = (f"over {format_seconds(EAGER_LAUNCH_SAID_S)}" if value > EAGER_LAUNCH_SAID_S else
+                    f"under {format_seconds(EAGER_LAUNCH_LEAST_S)}")
+            warn(f"{where}: {label}eager_launch: {format_seconds(value)} a kernel is {side} "
                  "(a launch takes microseconds: vllm's is 15.6 us): a unit slip?")
 
 

@@ -44,7 +44,9 @@ attention group):
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
-target's scheduler step; the per-draft-step term covers their launch and sampling). Drafters:
+target's scheduler step; the per-draft-step term covers their launch and sampling). Under an engine that runs eagerly
+(`graphs` false) every t_step above, draft and verify passes alike, is no faster than its host's kernel launches
+(engine.py's launch_floor_s), and spec_per_draft_step, fitted in graphs, is paid beside them. Drafters:
     draft   a separate model profile (its own weights and KV cache count against memory)
     mtp     the target's own MTP block (a 2h -> h projection, one transformer block + the shared LM head); deeper than the
             model's trained modules it reuses the last one, and acceptance falls (the default rates)

@@ -91,8 +91,9 @@ def predict_table(point: dict) -> str:
                      f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: "
                      + ("launched by the host ahead of the device, " + ("with the host work above, " if _launches_with_host(p) else "")
                         + ("longer than its work: they set the step)" if p.get("launch_bound") else
+                           "hidden behind the host's work, which sets the step)" if _host_sets_step(p) else  # qa328
                            "shorter than its work: hidden behind it)") if p.get("eager_launch_s") else
-                        "none given, so priced as in graphs)"))
+                        "0 s, so priced as in graphs)"))
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
@@ -332,11 +333,13 @@ def _compute_bound_text(p: dict) -> str:
         listed = f"{', '.join(shown[:-1])} and {shown[-1]}" if len(shown) > 1 else shown[0]  # (qa308: ' and 100-200')
         gaps = [f"{b + 1:,}" if a - 1 == b + 1 else f"{b + 1:,}-{a - 1:,}"  # qa327: named, not 'the batches between'
                 for (_, b), (a, _) in zip(cb["runs"], cb["runs"][1:])]
-        between = (f"at {', '.join(gaps[:-1])} and {gaps[-1]}" if 1 < len(gaps) <= 4 else f"at {gaps[0]}" if gaps else
-                   "") if len(gaps) <= 4 else "at the batches between them"
+        if len(gaps) > 4:
+            gaps = ["the batches between them"]
+        past = [] if cb["from_batch"] is not None else [f"past {last[1]:,} to {end:,}, the search's end"]
+        spans = [*gaps, *past]  # (qa328: 'at 605-608 and 625-640 and past 644')
+        listed_spans = f"{', '.join(spans[:-1])} and {spans[-1]}" if len(spans) > 1 else spans[0]
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
-                + (between if cb["from_batch"] is not None else
-                   (f"{between} and " if gaps else "") + f"past {last[1]:,} to {end:,}, the search's end"))
+                + ("at " if gaps and gaps[0][0].isdigit() else "") + listed_spans)
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 
@@ -384,10 +387,10 @@ def _rest_text(p: dict) -> str:
     # host work added to an eager floor is named beside it (qa326: 21% of a step left unnamed); with the launches on
     # one thread it is part of the floor
     beside = (f"host work {format_seconds(added_s)}, " if not with_host and added_s > 0.05 * p["step_time_s"] else "")
-    floor = (f"the host's eager launches ({format_seconds(p['launch_time_s'] + (host if with_host else 0.0))}"
-             + (" with its other work" if with_host else ""))
+    launch_text = (f"the host's eager launches ({format_seconds(p['launch_time_s'] + (host if with_host else 0.0))}"
+                   + (" with its other work" if with_host else ""))
     if p.get("launch_bound"):
-        return f"{beside}{floor}) set the step, more bandwidth buys nothing here"
+        return f"{beside}{launch_text}) set the step, more bandwidth buys nothing here"
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
     parts = sorted(((added_s, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
@@ -397,7 +400,7 @@ def _rest_text(p: dict) -> str:
     launches = (p.get("launch_time_s") or 0.0) + (host if with_host else 0.0)
     if p.get("graphs") is False and launches and launches >= 0.98 * (
             p["step_time_at_2x_bandwidth_s"] - (0.0 if with_host else added_s) - p["overhead_s"]):
-        return f"{beside}{floor}, their floor) set the rest, more bandwidth buys little here"
+        return f"{beside}{launch_text}, their floor) set the rest, more bandwidth buys little here"
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
              if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
     return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"
@@ -947,8 +950,9 @@ def engine_table(e) -> str:
         ("decode passes", "replayed from CUDA / HIP graphs (graphs: true; " + (
             f"run eagerly, each kernel would take {format_seconds(e.eager_launch_s)} of the host's time to launch: "
             "eager_launch)" if e.eager_launch_s else "no eager_launch: graphs false would price no launch)") if e.graphs else
-         f"run eagerly (graphs: false): the host launches each kernel, {format_seconds(e.eager_launch_s)} each "
-         "(eager_launch), a pass no faster than its launches"),
+         (f"run eagerly (graphs: false): the host launches each kernel, {format_seconds(e.eager_launch_s)} each "
+          "(eager_launch), a pass no faster than its launches" if e.eager_launch_s else
+          "run eagerly (graphs: false), but with no eager_launch: priced as in graphs (an override may give one)")),
         ("per draft step", f"{format_seconds(e.spec_per_draft_step_s)} + {format_seconds(e.spec_per_draft_step_per_sequence_s)} per sequence"),
         ("per speculative iteration", f"{format_seconds(e.spec_per_iteration_s)} + {format_seconds(e.spec_per_iteration_per_sequence_s)} per sequence"),
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),

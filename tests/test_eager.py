@@ -91,6 +91,7 @@ def _rows(tmp_path, graphs_cells, name="m.csv", **changes):
     return path
 
 
+@pytest.mark.slow
 def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_graphs(tmp_path):
     with pytest.warns(RooflineWarning, match="row 3 repeats row 2") as said:  # an eager row repeats no graphs row
         df = load_measurements(_rows(tmp_path, ["", "false", " False "]))
@@ -103,11 +104,13 @@ def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_gr
     assert predicted[1] < 0.9 * predicted[0]  # 405B at batch 4 on MI300X: launch-bound when eager
 
 
+@pytest.mark.slow
 def test_a_graphs_cell_other_than_true_or_false_is_one_line(tmp_path):
     with pytest.raises(RooflineError, match=r"m.csv: row 2: graphs: expected true, false, or empty \(the engine's own\), found 'eager'"):
         load_measurements(_rows(tmp_path, ["", "eager"]))
 
 
+@pytest.mark.slow
 def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
     (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
     point = predict("mi300x", "llama-3.1-405b", batch=4, tp=8, weight_dtype="fp8", engine=str(tmp_path / "vllm-eager.yaml"))
@@ -120,6 +123,7 @@ def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
     assert "eager launches       31.5 ms   (2,019 kernels x 15.6 us" in out
 
 
+@pytest.mark.slow
 def test_convert_eager_writes_graphs_false_and_append_wants_the_column(tmp_path, roofline):
     import json
 
@@ -142,6 +146,7 @@ def test_convert_eager_writes_graphs_false_and_append_wants_the_column(tmp_path,
     assert (tmp_path / "graphs.csv").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_row_says_graphs_or_eager_whatever_the_engine_and_an_unpriced_eager_row_is_warned(tmp_path):
     (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
     df = load_measurements(_rows(tmp_path, ["", "true"]))
@@ -185,6 +190,7 @@ def test_an_overlapping_engine_does_its_host_work_and_the_launches_on_one_thread
     assert bool(eager["launch_bound"])
 
 
+@pytest.mark.slow
 def test_a_launch_bound_verify_pass_is_said_so():
     from roofline.speculation import predict_speculation
 
@@ -204,6 +210,7 @@ def test_an_eager_launch_in_milliseconds_is_said_as_a_unit_slip(tmp_path):
         load_engine("slip", (tmp_path,))
 
 
+@pytest.mark.slow
 def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(tmp_path, roofline, monkeypatch):
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
     code, _, err = roofline("engines", "new", "trt-eager", "--from", "trtllm", "--set", "graphs=false")
@@ -213,7 +220,7 @@ def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(
     code, out, err = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "8",
                               "--engine", "trt-eager")
     assert code == 0 and "graphs: false with no eager_launch" in err
-    assert "eager launches       0 s   (963 kernels x 0 s, trt-eager's eager_launch: none given, so priced as in graphs)" in out
+    assert "eager launches       0 s   (963 kernels x 0 s, trt-eager's eager_launch: 0 s, so priced as in graphs)" in out
 
 
 @pytest.mark.parametrize(("model", "tp", "pp"), [("llama-3.1-8b", 2, 3), ("llama-3.1-70b", 4, 2)])
@@ -240,6 +247,7 @@ def test_an_eager_step_the_host_and_its_launches_set_says_the_host_priors_it_lea
     assert any("host_per_step" in w and "priors" in w for w in point["warnings"])
 
 
+@pytest.mark.slow
 def test_eager_draft_passes_set_by_their_launches_are_said_so(tmp_path, roofline):
     (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
     code, out, err = roofline("predict", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "1", "--method", "draft",
@@ -252,6 +260,7 @@ def test_eager_draft_passes_set_by_their_launches_are_said_so(tmp_path, roofline
     assert spec["draft_launch_bound"] is True and spec["verify_bound"] == "memory"
 
 
+@pytest.mark.slow
 def test_ideal_beside_an_eager_row_is_not_warned_for_its_missing_launch_cost(tmp_path):
     from roofline.serving import IDEAL
 
@@ -259,3 +268,117 @@ def test_ideal_beside_an_eager_row_is_not_warned_for_its_missing_launch_cost(tmp
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         predict_measurements(df, engine=IDEAL)
+
+
+@pytest.mark.parametrize(("tp", "dp", "ep"), [(2, 4, 8), (1, 8, 8), (8, 1, 1)])
+def test_the_launched_collectives_are_the_collectives_priced(tp, dp, ep):
+    """qa328: the eager floor counted two collectives a layer at tp > 1 while the expert dispatch's all-gather and
+    reduce-scatter were priced besides: each collective the step prices is one kernel its host launches."""
+    from roofline.engine import collective_times_s
+    from roofline.layout import deployment
+
+    hw, model = load_hardware("h200"), load_model("deepseek-v3")
+    engine = replace(load_engine("vllm").for_hardware(hw), allreduce_latency_s=1.0, all_to_all_latency_s=1.0)
+    dep = deployment(model, tp=tp, dp_attention=dp, ep=ep, weight_dtype="fp8")
+    kernels: dict = {}
+    times = collective_times_s(hw, model, dep, engine, 8, 1, kernels=kernels)
+    assert sum(kernels.values()) > 0
+    assert sum(kernels.values()) == round(float(sum(np.sum(t) for t in times.values())))  # 1 s a collective, bytes aside
+
+
+def test_the_launches_said_are_those_of_the_term_that_sets_the_step():
+    """qa326, qa328: at pp 3 the round trip with its micro-batch's own host work sets the step at batch 72; its kernels
+    are 3 stages x (32 / 3 layers x (10 + 2 all-reduces)) + 3 of the head = 387 (the paced passes': 405)."""
+    from roofline.layout import deployment
+
+    hw, model = load_hardware("h200"), load_model("llama-3.1-8b")
+    m = step_metrics(hw, model, 72, 1, 1024, deployment(model, tp=2, pp=3), engine=_eager(load_engine("vllm").for_hardware(hw)))
+    assert float(m["launch_kernels"]) == pytest.approx(387) and float(m["launch_time_s"]) == pytest.approx(387 * LAUNCH_S)
+    assert bool(m["launch_bound"])
+
+
+def test_a_verify_pass_run_without_host_overlap_is_judged_as_it_runs():
+    """sglang gives its host overlap up while it speculates: the verify pass adds its host work, so its launches (6.5 ms)
+    under its device's 7.1 ms do not set it, though host work and launches together (8.0 ms) would set an overlapped one."""
+    from roofline.speculation import predict_speculation
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    engine = _eager(load_engine("sglang").for_hardware(hw))
+    assert engine.host_overlap and not engine.host_overlap_speculating
+    spec = predict_speculation(hw, model, 1, 1024, 3, 0.7, method="eagle", engine=engine)
+    assert spec["verify_bound"] == "memory"
+    plain = predict_speculation(hw, model, 1, 1024, 0, 0.7, method="eagle", engine=engine)
+    assert plain["draft_launch_bound"] is False  # k 0: no draft pass
+
+
+def test_an_override_eager_launch_in_milliseconds_is_said_as_a_slip_and_an_override_prices_it(tmp_path):
+    (tmp_path / "o.yaml").write_text("type: engine\nname: o\nsource: a test\ngraphs: false\n"
+                                     "overrides:\n  - {hardware: 'h200', eager_launch: 20 ms}\n")
+    with pytest.warns(RooflineWarning) as said:
+        load_engine("o", (tmp_path,))
+    text = " | ".join(str(w.message) for w in said)
+    assert "overrides (h200): eager_launch: 20 ms a kernel is over 1 ms" in text
+    assert "priced as graphs are but on hardware matching h200, whose override gives one" in text
+
+
+@pytest.mark.slow
+def test_the_eager_sentences_say_what_sets_the_step(tmp_path, roofline):
+    for name, base in (("vllm-eager", "vllm"), ("sglang-eager", "sglang")):
+        (tmp_path / f"{name}.yaml").write_text(f"type: engine\nname: {name}\nsource: a test\ncosts_from: {base}\n"
+                                               "graphs: false\n")
+
+    def predict_out(*args):
+        code, out, err = roofline("predict", *args)
+        assert code == 0, err
+        return out
+
+    # sglang at batch 1: launches 6.54 ms under the device's 7.07, with the host's 1.51 ms on the same thread 8.05 ms
+    out = predict_out("--model", "llama-3.1-8b", "--engine", tmp_path / "sglang-eager.yaml")
+    assert "its 419 kernels launched by the host take 6.54 ms, 8.05 ms with the host's other work on the same thread" in out
+    assert "overlapped with the device, but on the thread that launches the eager kernels" in out
+    assert "with the host work above, longer than its work: they set the step)" in out
+    # vllm at 70B tp 8, batch 96: launches hidden at 1x, the floor at twice the bandwidth, host work added beside it
+    out = predict_out("--model", "llama-3.1-70b", "--tp", "8", "--batch", "96", "--engine", tmp_path / "vllm-eager.yaml")
+    assert "shorter than its work: hidden behind it)" in out
+    assert "host work 5.83 ms, the host's eager launches (15 ms, their floor) set the rest" in out
+    # a host-bound step under pp: the launches hidden behind the host's work, not the device's
+    out = predict_out("--hardware", "h200", "--model", "llama-3.2-1b", "--pp", "4", "--batch", "64", "--context", "128",
+                      "--engine", tmp_path / "sglang-eager.yaml")
+    assert "hidden behind the host's work, which sets the step)" in out
+    out = predict_out("--model", "llama-3.1-70b", "--tp", "4", "--batch", "1", "--method", "draft", "--draft",
+                      "llama-3.2-1b", "--alpha", "0.7", "--k", "3", "--draft-hardware", "h200",
+                      "--engine", tmp_path / "vllm-eager.yaml")
+    assert "(its eager passes launch-bound)" in out
+    code, shown, _ = roofline("engines", "show", tmp_path / "vllm-eager.yaml")
+    assert code == 0 and "decode passes             run eagerly (graphs: false): the host launches each kernel, 15.6 us" in shown
+
+
+def test_a_launch_under_half_a_microsecond_is_said_and_an_eager_column_is_pointed_to_graphs(tmp_path):
+    (tmp_path / "tiny.yaml").write_text("type: engine\nname: tiny\nsource: a test\neager_launch: 1e-9 s\n")
+    with pytest.warns(RooflineWarning, match=r"eager_launch: 1 ns a kernel is under 500 ns .*a unit slip\?"):
+        load_engine("tiny", (tmp_path,))
+    path = _rows(tmp_path, ["false"])
+    path.write_text(path.read_text().replace(",graphs\n", ",eager\n", 1))
+    with pytest.raises(RooflineError, match=r"found 'eager' \(did you mean 'graphs'\?"):
+        load_measurements(path)
+
+
+@pytest.mark.slow
+def test_fit_says_its_rows_ran_eagerly_and_cheapest_says_a_draft_it_could_not_check(tmp_path, roofline):
+    import shutil
+
+    from roofline.measurements import default_measurements_path
+
+    mine = tmp_path / "mine.csv"  # dstack's 405B rows, as fit rows: 7 on MI300X ran eagerly
+    rows = pd.read_csv(default_measurements_path(), dtype=str, keep_default_na=False)
+    rows[rows["source_id"] == "dstack-llama405b-h100-mi300x"].assign(split="fit").to_csv(mine, index=False)
+    code, out, err = roofline("fit", mine, "--engine", "vllm-v0", "--fix", "allreduce_latency")
+    assert code == 0, err
+    assert "7 of 14 rows ran eagerly (graphs false): each pass no faster than its kernels x eager_launch (15.6 us" in out
+    (tmp_path / "m.yaml").write_text("name: m\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
+                                     "axes: {batch: [1, 16], context: [1024], k: [2], alpha: [0.7]}\n")
+    assert roofline("sweep", tmp_path / "m.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    (tmp_path / "away").mkdir()
+    shutil.copy(tmp_path / "sw" / "results.csv", tmp_path / "away" / "results.csv")
+    code, out, _ = roofline("cheapest", tmp_path / "away" / "results.csv", "--min-tokens-per-user", "100")
+    assert code == 0 and "the draft-model rows' draft is not named (no scenario.json beside the table)" in out
