@@ -1259,8 +1259,8 @@ def _rows_held_already(old: pd.DataFrame, new: pd.DataFrame, mine: pd.DataFrame)
 
 
 def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
-    """Write rows (text cells in the columns of COLUMNS, and of OPTIONAL_WRITTEN where rows fill them) as CSV, atomically, once the whole reads as fit reads it;
-    refuses to replace a file without force, and a file of the shipped measurements folder (fit's and accuracy's
+    """Write rows (text cells in the columns of COLUMNS, and of OPTIONAL_WRITTEN where rows fill them) as CSV,
+    atomically, once the whole reads as fit reads it; refuses to replace a file without force, and a file of the shipped measurements folder (fit's and accuracy's
     default input, qa193) whatever it is told.
     `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own
     columns (names read as fit reads them, spaces around them aside) and line ends (its header's), so that plain and

@@ -1040,7 +1040,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     _check_cap_flag(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
-    _warn_eager_unpriced(engine, where)
+    _warn_eager_launch(engine, where)
     return engine
 
 
@@ -1168,12 +1168,11 @@ EAGER_LAUNCH_SAID_S = 1e-3  # an eager_launch above this is said as a unit slip 
 EAGER_LAUNCH_LEAST_S = 0.5e-6  # and one below this, above 0 (qa329: 1e-9 s priced eager runs as graphs, unsaid)
 
 
-def _warn_eager_unpriced(engine: ServingEngine, where: str) -> None:
+def _warn_eager_launch(engine: ServingEngine, where: str) -> None:
     """`graphs: false` where the profile (or the one its costs come from) gives no eager_launch prices no launch: an eager
     engine as fast as one in graphs, said (TensorRT-LLM's profile has no sourced value). An eager_launch above 1 ms a
-    kernel (the profile's or an override's) is said as a unit slip (qa325: 15.6 ms priced a step at 31.5 s)."""
-    from roofline.units import format_seconds
-
+    kernel or under 0.5 us (the profile's or an override's) is said as a unit slip (qa325: 15.6 ms priced a step at
+    31.5 s; qa329: 1 ns priced eager runs as graphs)."""
     if not engine.graphs and not engine.eager_launch_s:
         priced = [glob for glob, changes in engine.overrides if changes.get("eager_launch_s")]  # qa328: said where priced
         advice = (f"a copy takes one: roofline engines new NAME --from {Path(engine.costs_from).stem} --set graphs=false "
@@ -1550,7 +1549,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      graphs=check_flag(where, "graphs", data.get("graphs", base.graphs)),
                      **own)
     _check_cap_flag(where, engine)
-    _warn_eager_unpriced(engine, where)
+    _warn_eager_launch(engine, where)
     return engine
 
 

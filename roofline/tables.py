@@ -88,12 +88,7 @@ def predict_table(point: dict) -> str:
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     if p.get("graphs") is False:  # an eager engine: its host's launches, the pass's floor
         lines.append(f"  eager launches       {format_seconds(p['launch_time_s'])}   ({p['launch_kernels']:,} kernels x "
-                     f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: "
-                     + ("launched by the host ahead of the device, " + ("with the host work above, " if _launches_with_host(p) else "")
-                        + ("longer than its work: they set the step)" if p.get("launch_bound") else
-                           "hidden behind the host's work, which sets the step)" if _host_sets_step(p) else  # qa328
-                           "shorter than its work: hidden behind it)") if p.get("eager_launch_s") else
-                        "0 s, so priced as in graphs)"))
+                     f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: {_launches_fate_text(p)})")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
@@ -354,6 +349,17 @@ def _overhead_bound(p: dict) -> bool:
     return (p["bound"] == "memory" and not _host_sets_step(p) and not p.get("launch_bound")
             and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"]
             and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
+
+
+def _launches_fate_text(p: dict) -> str:
+    """What an eager step's launches do to it: set it (with the host's other work on one thread, where overlapped), hide
+    behind the host's work that sets it (qa328) or behind the device's, or, with no eager_launch, nothing."""
+    if not p.get("eager_launch_s"):
+        return "0 s, so priced as in graphs"
+    fate = ("longer than its work: they set the step" if p.get("launch_bound") else
+            "hidden behind the host's work, which sets the step" if _host_sets_step(p) else
+            "shorter than its work: hidden behind it")
+    return "launched by the host ahead of the device, " + ("with the host work above, " if _launches_with_host(p) else "") + fate
 
 
 def _launches_with_host(p: dict) -> bool:
