@@ -1203,7 +1203,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         return float(cap) if pd.notna(cap) and point["batch"] > cap else np.nan
 
     plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
-    df = loadable(df, dirs)  # a layout vLLM and SGLang refuse to load prices no tier
+    df = loadable(df, dirs, meta)  # a layout vLLM and SGLang refuse to load prices no tier, a mismatched draft neither
     rows = []
     plain_ok = plain_fits(plain_df)
     fits = _fits(df)
@@ -1519,17 +1519,18 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     engine = main_engine(df)  # the figure's engine (report.py draws main_engine(df)): the finding's too (qa146)
     mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
-    runs = loadable(mine, tuple((meta or {}).get("profiles") or ()))
+    runs = loadable(mine, tuple((meta or {}).get("profiles") or ()), meta)
     if len(runs) == len(mine):
         return _generic(df, ops, meta)
     if runs.empty:  # qa146: every row refused, the finding headlined a layout no setup runs, in silence
         found = _generic(df, ops, meta)
-        return replace(found, text=found.text + f" (Every row of engine {engine} is at a layout or on a device it does "
-                       "not run, so these figures describe no setup of it: the sweep's warnings say which.)")
+        return replace(found, text=found.text + f" (Every row of engine {engine} is at a layout, on a device or with a "
+                       "draft model it does not run, so these figures describe no setup of it: the sweep's warnings say "
+                       "which.)")
     rest = df[df["engine"].astype(str) != engine] if "engine" in df else df.iloc[0:0]
     found = _generic(pd.concat([runs, rest]), ops, meta)  # its rows first: still the main engine
-    return replace(found, text=found.text + f" ({len(mine) - len(runs):,} rows of engine {engine} at a layout or on a "
-                   "device it does not run are left out: the sweep's warnings say which.)")
+    return replace(found, text=found.text + f" ({len(mine) - len(runs):,} rows of engine {engine} at a layout, on a "
+                   "device or with a draft model it does not run are left out: the sweep's warnings say which.)")
 
 
 def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -1632,7 +1633,7 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     from roofline.frontier import loadable
 
     # the headline's model and context (qa263: an 8B model's price was said beside a 70B headline)
-    rows = loadable(_same_config(df, top, ["model", "context"]), tuple(meta.get("profiles") or ()))
+    rows = loadable(_same_config(df, top, ["model", "context"]), tuple(meta.get("profiles") or ()), meta)
     spec = _same_config(_fits(rows[(rows["k"] > 0) & (rows["method"].astype(str) != "none")]), top, ["alpha"])
     spec = spec[np.isfinite(spec["cost_usd_per_million_tokens"])]
     plain = rows[plain_fits(rows)]

@@ -548,10 +548,11 @@ def refused_rows(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
     return out
 
 
-def loadable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
+def loadable(df: pd.DataFrame, extra_dirs: tuple = (), meta: dict | None = None) -> pd.DataFrame:
     """The rows of `df` a deployment runs (refused_layouts left out: layouts the engines refuse, engines on devices they
-    do not run on): what a price of a deployment compares (cheapest, the report's fast tiers)."""
-    refused = refused_layouts(df, extra_dirs)[0]
+    do not run on; with the table's scenario `meta`, a draft model of another tokenizer, mismatched_drafts): what a
+    price of a deployment compares (cheapest, the report's findings and fast tiers)."""
+    refused = refused_layouts(df, extra_dirs)[0] + mismatched_drafts(df, meta, extra_dirs)
     return df[~refused_rows(df, refused)] if refused else df
 
 

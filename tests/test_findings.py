@@ -1354,15 +1354,15 @@ def test_the_generic_finding_reads_only_layouts_and_devices_its_engine_runs(tmp_
                      "axes:\n  batch: [1, 64, 512]\n  context: [4096]\n  k: [1, 2]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
     assert "dp attention 4" not in text, text  # one layout left: the finding is of it
-    assert text.endswith("rows of engine trtllm at a layout or on a device it does not run are left out: the sweep's "
-                         "warnings say which.)")
+    assert text.endswith("rows of engine trtllm at a layout, on a device or with a draft model it does not run are left "
+                         "out: the sweep's warnings say which.)")
     # qa146: the figure's engine (the first realistic one) is the finding's, and a table of refused rows says so
     r, _ = _run_text(tmp_path, "name: gen-two\nhardware: b200\nmodel: deepseek-v3\nmethod: mtp\nengine: [trtllm, vllm]\n"
                      "layouts: [{tp: 2, dp_attention: 4, ep: 8}]\naxes:\n  batch: [1, 64]\n  context: [4096]\n  k: [0, 2]\n",
                      answer=False)
     text = generic(r.df, r.ops, r.meta).text
-    assert text.endswith("(Every row of engine trtllm is at a layout or on a device it does not run, so these figures "
-                         "describe no setup of it: the sweep's warnings say which.)"), text
+    assert text.endswith("(Every row of engine trtllm is at a layout, on a device or with a draft model it does not run, "
+                         "so these figures describe no setup of it: the sweep's warnings say which.)"), text
     assert "Engine trtllm, as in the figure" in text  # vllm's rows are the table's too: the finding names its engine
 
 
@@ -1834,3 +1834,15 @@ def test_a_dense_model_beside_a_moe_one_sweeps_no_expert_dtype(tmp_path):
     _, f = _run_text(tmp_path, "name: mix2\nhardware: h100-sxm\nmodel: [llama-3.2-1b, qwen3-30b-a3b]\nengine: vllm\n"
                      "method: ngram\naxes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.7]\n")
     assert "The cheapest per million tokens" not in f.text, f.text
+
+
+@pytest.mark.slow
+def test_the_report_leaves_out_a_draft_model_of_another_tokenizer(tmp_path):
+    """qa328: cheapest left out a draft model no engine runs (another vocabulary), the report's finding headlined it."""
+    from roofline.findings import generic
+
+    r, _ = _run_text(tmp_path, "name: mismatch\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
+                     "axes:\n  batch: [1, 16]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n", answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    assert text.endswith("(Every row of engine vllm is at a layout, on a device or with a draft model it does not run, "
+                         "so these figures describe no setup of it: the sweep's warnings say which.)"), text
