@@ -55,9 +55,9 @@ device from `roofline.costs`):
         work or the paced passes; launch_bound). Where the engine overlaps its host work, the host does it and the
         launches on one thread: at pp 1, t_step = max(t_device, t_host + t_launch) (under pp each stage's worker launches
         its own kernels apart from the scheduler's work: not applied).
-        In graphs, no floor, prefill passes included (the engines capture decode passes only, so a prefill runs eagerly
-        in graphs too: a short prompt's kernels take less than their launches, by the profiles' counts and 15.6 us under
-        about 110 tokens for Llama 3.1 405B FP8 at tp 8 on an MI300X; not priced)
+        In graphs, no floor; nor for a prefill pass in either mode (the engines capture decode passes, so a prefill runs
+        eagerly in graphs too: a short prompt's kernels take less than their launches, by the profiles' counts and 15.6
+        us under about 110 tokens for Llama 3.1 405B FP8 at tp 8 on an MI300X; not priced, alike in both modes)
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
     t_step = max(t_device, t_host + t_launch) if the engine overlaps host work, else t_device + t_host      (pp = 1;
              t_launch = launch_time_s, 0 in graphs)
@@ -645,10 +645,12 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     return time_s + latency_s, effective_flops, flops_per_s, bytes_per_s, latency_s, launches
 
 
-def launch_floor_s(engine: ServingEngine, kernels):
-    """The host's time to launch `kernels` where the engine runs eagerly (`graphs` false): K * eager_launch; 0 in graphs
-    (one launch a pass). A pass takes at least that (module docstring)."""
-    return 0.0 * kernels if engine.graphs else kernels * engine.eager_launch_s
+def launch_floor_s(engine: ServingEngine, kernels, prefill: bool = False):
+    """The host's time to launch `kernels` where the engine runs its decode and verify passes eagerly (`graphs` false):
+    K * eager_launch; 0 in graphs (one launch a pass), and for a prefill pass, which the engines run eagerly in graphs
+    too, so neither mode prices its launches (qa330: an eager engine's short prefill alone floored). A pass takes at least
+    that (module docstring)."""
+    return 0.0 * kernels if engine.graphs or prefill else kernels * engine.eager_launch_s
 
 
 def host_sets_step(overlap, host_s, step_s):
@@ -827,7 +829,7 @@ def step_metrics(
     # an eager pass: no faster than its host launches its kernels (launch_floor_s), a round trip's and a stage's alike
     trip_kernels = pp * (mean_layer_kernels + sum(mean_coll_kernels.values())) + head_kernels
     paced_kernels = m_micro * (layer_kernels + sum(coll_kernels.values()) + head_kernels)
-    launch_trip_s, launch_paced_s = launch_floor_s(engine, trip_kernels), launch_floor_s(engine, paced_kernels)
+    launch_trip_s, launch_paced_s = launch_floor_s(engine, trip_kernels, prefill), launch_floor_s(engine, paced_kernels, prefill)
     floored_trip, floored_paced = launch_trip_s > round_trip_s, launch_paced_s > paced_s
     round_trip_s, paced_s = np.maximum(round_trip_s, launch_trip_s), np.maximum(paced_s, launch_paced_s)
     round_trip = round_trip_s >= paced_s

@@ -1183,6 +1183,10 @@ def _smallest_batch(rows: pd.DataFrame, speed: str) -> tuple[int, float] | None:
     return smallest, float(rows.loc[rows["batch"] == smallest, speed].max())
 
 
+NO_DRAFTER_FITS = "the drafter fits at no point swept"
+NO_DRAFTER_RUNS = "no engine runs its draft model (another tokenizer than the target's: the warnings say which)"
+
+
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
     """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
@@ -1190,7 +1194,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     cheapest tier's price, with the batch, k, layout and engine of the speculative point priced; and the cheapest point
     that drafts (k > 0, a method) reaching it (`drafting_*`: what `roofline cheapest` picks, said where the any-k point
     is k = 0). A layout names the drafter's placement and the method where the sweep varies them."""
-    from roofline.frontier import loadable, plain_runnable, running_caps
+    from roofline.frontier import loadable, mismatched_drafts, plain_runnable, running_caps
 
     dirs = tuple((meta or {}).get("profiles") or ())
 
@@ -1203,6 +1207,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         return float(cap) if pd.notna(cap) and point["batch"] > cap else np.nan
 
     plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
+    # a draft model of another tokenizer no engine runs (qa331: its rows gone, said as a drafter fitting nowhere)
+    mismatched = {e["model"] for e in mismatched_drafts(df, meta, dirs)}
     df = loadable(df, dirs, meta)  # a layout vLLM and SGLang refuse to load prices no tier, a mismatched draft neither
     rows = []
     plain_ok = plain_fits(plain_df)
@@ -1226,6 +1232,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
                "base_batch_note": _largest_swept(ref, _same_config(base, ref, [c for c in layout if c in base])),
                "base_config": _config_text(ref, layout, meta),
                "drafter_fits": bool(len(drafts)),  # some point that drafts fits here (qa129: none, said as out of reach)
+               # why none does: the drafter's memory, or a draft model no engine runs beside this GPU's models
+               "no_drafter_why": (NO_DRAFTER_RUNS if set(base["model"].astype(str)) <= mismatched and mismatched
+                                  else NO_DRAFTER_FITS),
                # the fastest of each kind at the sweep's smallest batch, where that is above 1: a speed no row reaches
                # may be reached below it, not out of reach (qa241: batches from 48, plain decoding's 3x reached at 38)
                "smallest_batch_plain": _smallest_batch(base, "baseline_tokens_per_s_per_user"),
@@ -1354,7 +1363,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
                     f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)}{capped(pd.Series([t[f'drafting_cap_{m:g}x']]))})")
         return (f" ({plain_point}: " + ("the points that draft there have no price, their drafter's device none"
                                          if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it"
-                                         if t["drafter_fits"] else "the drafter fits at no point swept") + ")")
+                                         if t["drafter_fits"] else t["no_drafter_why"]) + ")")
 
     def plain_at(m: float) -> str:
         """' (tp 4)': the plain m× point's layout where it is not the cheapest tier's."""
@@ -1413,7 +1422,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
-        first_tiers += " Speculation does not run there: the drafter fits at no point swept."
+        first_tiers += f" Speculation does not run there: {t['no_drafter_why']}."
     others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]], others=True)
                      + capped(priced[f"drafting_cap_{m1:g}x"], others=len(priced) > 1)) if len(priced) else ""
     contexts = df["context"].unique()
@@ -1430,8 +1439,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
             f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier "
             f"({at}{others_caveat}{cheaper}).")
            if len(others) and np.isfinite(worst) else "")
-        + (f" On {_list([_hw(meta, h) for h in no_drafter])} the drafter fits at no point swept: plain decoding only."
-           if no_drafter else "")
+        + "".join(f" On {_list([_hw(meta, h) for h in no_drafter if tiers.loc[h, 'no_drafter_why'] == why])} {why}: plain "
+                  "decoding only." for why in dict.fromkeys(tiers.loc[no_drafter, "no_drafter_why"]))
     )
     plain_hw = set(df.loc[plain_fits(df), "hardware"])  # qa129: a device where only plain decoding fits is left out too
     unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and h in plain_hw]
@@ -1515,7 +1524,7 @@ def _engine_said(df: pd.DataFrame, engine: str) -> str:
 def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     """The generic finding of a sweep no built-in question reads, on the rows a deployment runs (frontier.loadable:
     qa145, a trtllm tp 2 / dp 4 layout, no setup of it, headlined the finding), said where rows were left out."""
-    from roofline.frontier import loadable
+    from roofline.frontier import loadable, plain_runnable
 
     engine = main_engine(df)  # the figure's engine (report.py draws main_engine(df)): the finding's too (qa146)
     mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
@@ -1524,6 +1533,10 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return _generic(df, ops, meta)
     if runs.empty:  # qa146: every row refused, the finding headlined a layout no setup runs, in silence
         found = _generic(df, ops, meta)
+        if len(plain_runnable(mine, tuple((meta or {}).get("profiles") or ()))) == len(mine):  # speculation alone refused
+            return replace(found, text=found.text + f" (Every speculative row of engine {engine} drafts in a way it does "
+                           "not run, a draft model of another tokenizer or a method it refuses there, so its figures with "
+                           "speculation describe no setup of it, its plain ones do: the sweep's warnings say which.)")
         return replace(found, text=found.text + f" (Every row of engine {engine} is at a layout, on a device or with a "
                        "draft model it does not run, so these figures describe no setup of it: the sweep's warnings say "
                        "which.)")

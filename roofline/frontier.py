@@ -1284,7 +1284,7 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
     if said.any():
         notes.append(f"{int(said.sum()):,} of {len(df):,} rows do not fit in memory: left out")
-    for by_engine, why in ((False, "at a layout or method their engine refuses to load or runs no setup of"),  # qa143: both
+    for by_engine, why in ((False, "at a layout, method or draft model their engine refuses to load or runs no setup of"),  # qa143: both
                            (True, "an engine on a device it does not run on")):
         entries = [e for e in refused or [] if ("why" in e) == by_engine]  # unrunnable_engines' say why; a layout's, its note
         rows = refused_rows(df, entries) & ~said

@@ -261,7 +261,10 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
         close = closest_names(column, sorted(known), 1, 0.85)  # EP for ep, num_draft_tokens for draft_tokens (qa94)
-        close = ["graphs"] if str(column).strip().lower() in ("eager", "enforce_eager", "cuda_graphs") else close  # qa329
+        if str(column).strip().lower() in ("eager", "enforce_eager"):  # qa329, qa331: its values the opposite of graphs'
+            raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (the tool reads "
+                                "graphs, its opposite: graphs false where the run was eager, true or empty where not)")
+        close = ["graphs"] if str(column).strip().lower() == "cuda_graphs" else close
         if close and close[0] not in raw.columns:  # beside the column it resembles it is an annotation: warned below
             raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
                                 "measurements/README.md lists them)")

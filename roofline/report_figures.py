@@ -508,7 +508,12 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         label="above the sequences its engine runs at once while speculating\n"
                               f"({cap_text(caps)}): priced with the cap raised")
         else:  # qa129: plain decoding alone fits here (an IndexError, the generic figure, before)
-            ax.text(0.5, 0.5, "the drafter fits at\nno point swept here:\nplain decoding only", transform=ax.transAxes,
+            from roofline.findings import NO_DRAFTER_RUNS
+
+            said = ("no engine runs its draft\nmodel (another tokenizer):\nplain decoding only"  # qa331: said as no fit
+                    if tiers.loc[hw, "no_drafter_why"] == NO_DRAFTER_RUNS else
+                    "the drafter fits at\nno point swept here:\nplain decoding only")
+            ax.text(0.5, 0.5, said, transform=ax.transAxes,
                     ha="center", va="center", fontsize=8, color="0.35")
         t = tiers.loc[hw]
         u0 = t["base_tokens_per_s_per_user"]

@@ -26,8 +26,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      kernel of a pass itself, `eager_launch` each (the CPU time PyTorch, the engine's Python and the
                      driver spend on one kernel), ahead of the device (launches are asynchronous), so a pass takes
                      max(its device time, K * eager_launch), K its kernels: the operators' (kernels_o * n_o, as the
-                     kernel latency counts them) and the collectives it prices, one kernel each (engine.launch_floor_s,
-                     collective_times_s); where the engine overlaps its host work, at pp 1 the host does that work and
+                     kernel latency counts them) and the collectives its layers price, one kernel each
+                     (engine.launch_floor_s, collective_times_s; not a prefill pass, eager in graphs too); where the engine overlaps its host work, at pp 1 the host does that work and
                      the launches on one thread, so the step is at least t_host + K * eager_launch (engine.step_metrics);
                      true (CUDA / HIP graphs): one launch a pass, no floor
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
@@ -984,6 +984,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
     check_flag(where, "attention_dp", spec.attention_dp)
     check_flag(where, "expert_parallel", spec.expert_parallel)
+    check_flag(where, "graphs", spec.graphs)  # qa330: 'no' ran as graphs, None as eager
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
@@ -991,6 +992,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     _check_spec_overrides(where, spec.overrides)
     _check_dp_lists(where, spec)
     check_fitted(where, spec.fitted)
+    _warn_eager_launch(spec, where)  # as a profile's (qa330: a 1,000x slip priced a 5 s step unsaid)
     return spec
 
 
@@ -1178,9 +1180,9 @@ def _warn_eager_launch(engine: ServingEngine, where: str) -> None:
         advice = (f"a copy takes one: roofline engines new NAME --from {Path(engine.costs_from).stem} --set graphs=false "
                   "--set 'eager_launch=15.6 us'" if engine.costs_from else  # qa329: costs_from refuses a cost beside it
                   "set eager_launch, as vllm's 15.6 us")
-        warn(f"{where}: graphs: false with no eager_launch (0 s a kernel): its eager passes are priced as graphs are "
-             + (f"but on hardware matching {spoken_list(priced)}, whose override gives one " if priced else "")
-             + f"({advice})")
+        warn(f"{where}: graphs: false with no eager_launch (0 s a kernel): its eager passes are priced as graphs are"
+             + (f", but on hardware matching {spoken_list(priced)}, whose override gives one" if priced else "")
+             + f" ({advice})")
     for label, value in (("", engine.eager_launch_s),
                          *((f"overrides ({glob}): ", changes.get("eager_launch_s")) for glob, changes in engine.overrides)):
         if value is not None and (value > EAGER_LAUNCH_SAID_S or 0 < value < EAGER_LAUNCH_LEAST_S):

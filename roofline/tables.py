@@ -334,7 +334,7 @@ def _compute_bound_text(p: dict) -> str:
         spans = [*gaps, *past]  # (qa328: 'at 605-608 and 625-640 and past 644')
         listed_spans = f"{', '.join(spans[:-1])} and {spans[-1]}" if len(spans) > 1 else spans[0]
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
-                + ("at " if gaps and gaps[0][0].isdigit() else "") + listed_spans)
+                + ("at " if gaps else "") + listed_spans)
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 
@@ -1201,8 +1201,7 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     cap = row.get("max_batch" if speculative else "baseline_max_batch", row.get("max_batch"))
     if _is_number(cap) and int(row["batch"]) >= int(cap) > 0:  # qa294: faster than asked because memory stops the batch
-        drafter = (" with the drafter" if speculative and str(row["method"]) != "ngram" else  # qa327: n-gram has none
-                   " with the k + 1 tokens each sequence verifies" if speculative else "")
+        drafter = " with the drafter" if speculative and str(row["method"]) != "ngram" else ""  # qa327: n-gram has none
         text += f" (the largest batch that fits{drafter}: memory caps it)"
     return text
 

@@ -318,7 +318,7 @@ def test_an_override_eager_launch_in_milliseconds_is_said_as_a_slip_and_an_overr
         load_engine("o", (tmp_path,))
     text = " | ".join(str(w.message) for w in said)
     assert "overrides (h200): eager_launch: 20 ms a kernel is over 1 ms" in text
-    assert "priced as graphs are but on hardware matching h200, whose override gives one" in text
+    assert "priced as graphs are, but on hardware matching h200, whose override gives one (set" in text
 
 
 @pytest.mark.slow
@@ -359,7 +359,7 @@ def test_a_launch_under_half_a_microsecond_is_said_and_an_eager_column_is_pointe
         load_engine("tiny", (tmp_path,))
     path = _rows(tmp_path, ["false"])
     path.write_text(path.read_text().replace(",graphs\n", ",eager\n", 1))
-    with pytest.raises(RooflineError, match=r"found 'eager' \(did you mean 'graphs'\?"):
+    with pytest.raises(RooflineError, match=r"found 'eager' \(the tool reads graphs, its opposite: graphs false where the run"):
         load_measurements(path)
 
 
@@ -382,3 +382,26 @@ def test_fit_says_its_rows_ran_eagerly_and_cheapest_says_a_draft_it_could_not_ch
     shutil.copy(tmp_path / "sw" / "results.csv", tmp_path / "away" / "results.csv")
     code, out, _ = roofline("cheapest", tmp_path / "away" / "results.csv", "--min-tokens-per-user", "100")
     assert code == 0 and "the draft-model rows' draft is not named (no scenario.json beside the table)" in out
+
+
+def test_an_engine_built_in_code_is_checked_and_warned_as_a_profile_is():
+    """qa330: graphs='no' ran as graphs and None as eager; eager_launch_s 15.6e-3 priced a 5 s step, both unsaid."""
+    from roofline.serving import check_engine_spec
+
+    vllm = load_engine("vllm")
+    with pytest.raises(RooflineError, match=r"engine spec 'mine': graphs: expected true or false, found 'no'"):
+        check_engine_spec(replace(vllm, name="mine", graphs="no"))
+    with pytest.warns(RooflineWarning, match=r"eager_launch: 15.6 ms a kernel is over 1 ms"):
+        check_engine_spec(replace(vllm, name="mine", graphs=False, eager_launch_s=15.6e-3))
+
+
+def test_a_prefill_pass_is_not_floored_in_either_mode():
+    """qa330: an eager engine's 16-token prefill paid its launches while the same prefill in graphs (run eagerly there
+    too) did not: neither does."""
+    hw, model = load_hardware("b200"), load_model("llama-3.1-8b")
+    engine = load_engine("vllm").for_hardware(hw)
+    graphs = step_metrics(hw, model, 1, 16, 0, engine=engine, logit_tokens=1, prefill=True)
+    eager = step_metrics(hw, model, 1, 16, 0, engine=_eager(engine), logit_tokens=1, prefill=True)
+    assert float(eager["step_time_s"]) == pytest.approx(float(graphs["step_time_s"])) and not eager["launch_time_s"].any()
+    decode = step_metrics(hw, model, 1, 1, 16, engine=_eager(engine))
+    assert bool(decode["launch_bound"])  # the decode pass beside it is floored

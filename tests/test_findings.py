@@ -1844,5 +1844,20 @@ def test_the_report_leaves_out_a_draft_model_of_another_tokenizer(tmp_path):
     r, _ = _run_text(tmp_path, "name: mismatch\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
                      "axes:\n  batch: [1, 16]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
-    assert text.endswith("(Every row of engine vllm is at a layout, on a device or with a draft model it does not run, "
-                         "so these figures describe no setup of it: the sweep's warnings say which.)"), text
+    assert text.endswith("(Every speculative row of engine vllm drafts in a way it does not run, a draft model of another "
+                         "tokenizer or a method it refuses there, so its figures with speculation describe no setup of it, "
+                         "its plain ones do: the sweep's warnings say which.)"), text
+
+
+@pytest.mark.slow
+def test_the_fast_tiers_say_no_engine_runs_a_draft_model_of_another_tokenizer(tmp_path):
+    """qa331: the tiers left a mismatched draft model out and said 'the drafter fits at no point swept'."""
+    from roofline.findings import tier_prices
+
+    r, _ = _run_text(tmp_path, "name: tiers\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: draft\n"
+                     "draft: qwen3-0.6b\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n",
+                     answer=False)
+    tiers = tier_prices(r.df, meta=r.meta)
+    assert not tiers["drafter_fits"].any()
+    assert set(tiers["no_drafter_why"]) == {"no engine runs its draft model (another tokenizer than the target's: the "
+                                            "warnings say which)"}

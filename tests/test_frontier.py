@@ -291,7 +291,7 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
         kept = df[df["fits_in_memory"] & (df["tp"] != 32) & (df["k"] > 0) & (df["tokens_per_s_per_user"] >= 100)]
         best = kept.loc[kept["cost_usd_per_million_tokens"].idxmin()]  # the pick among the layouts the engines load
         assert f"(tp {int(best['tp'])}), {best['engine']}, batch {int(best['batch'])}" in out.splitlines()[2]
-        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout or method their engine refuses to load or runs no setup of: deepseek-v3 at tp 32: the checkpoint's "
+        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout, method or draft model their engine refuses to load or runs no setup of: deepseek-v3 at tp 32: the checkpoint's "
                 "128 x 128 block scales") in out
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "tp=32")
     assert code == 1 and "no row fits in memory with a cost at a layout the engines load and run" in out
@@ -1078,7 +1078,7 @@ def test_cheapest_leaves_out_medusa_under_sglang_which_has_no_medusa_drafter():
     speculating = frontier[frontier["decoding"] == "speculation"]
     assert len(speculating) and set(speculating["engine"]) == {"vllm"}
     notes = frontier_notes(df, refused)
-    assert any("2 rows left out, at a layout or method" in n and "medusa speculation under sglang (it has no medusa "
+    assert any("2 rows left out, at a layout, method or draft model" in n and "medusa speculation under sglang (it has no medusa "
                "drafter)" in n for n in notes), notes
 
 
@@ -1306,7 +1306,7 @@ def test_cheapest_leaves_out_a_dense_model_under_sglangs_attention_dp(tmp_path, 
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30")
     assert code == 0, err
     assert "dp-attention 2" not in out.split("\nnote:")[0], out
-    assert "rows left out, at a layout or method their engine refuses to load or runs no setup of: llama-3.1-70b with " \
+    assert "rows left out, at a layout, method or draft model their engine refuses to load or runs no setup of: llama-3.1-70b with " \
            "dp_attention 2 under sglang" in out, out
 
 
