@@ -481,8 +481,8 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
     from roofline.frontier import above_running_cap, cap_text, loadable
 
+    tiers = tier_prices(df, meta=meta)  # on every row: it leaves out what no engine runs itself, and says why (qa331)
     df = loadable(df, tuple(meta.get("profiles") or ()), meta)  # as tier_prices: a layout the engines refuse prices no tier
-    tiers = tier_prices(df, meta=meta)
     hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not hws:  # no device with a price, or nothing fits: the finding says so, and there is no cost to draw
         return None
