@@ -479,11 +479,13 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
-    from roofline.frontier import above_running_cap, cap_text, loadable
+    from roofline.frontier import above_running_cap, cap_text, loadable, plain_runnable
 
     tiers = tier_prices(df, meta=meta)  # on every row: it leaves out what no engine runs itself, and says why (qa331)
-    df = loadable(df, tuple(meta.get("profiles") or ()), meta)  # as tier_prices: a layout the engines refuse prices no tier
-    hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    dirs = tuple(meta.get("profiles") or ())
+    plain_df = plain_runnable(df, dirs)  # as tier_prices: a row refused only as speculation still has a plain point
+    df = loadable(df, dirs, meta)  # as tier_prices: a layout the engines refuse prices no tier
+    hws = [h for h in dict.fromkeys(plain_df["hardware"]) if h in tiers.index]
     if not hws:  # no device with a price, or nothing fits: the finding says so, and there is no cost to draw
         return None
     fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.9, sharey=True)
@@ -492,7 +494,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     fit = _fits_only(df)
     for ax, hw in zip(axes, hws):
         g = fit[fit["hardware"] == hw]
-        base = df[plain_fits(df) & (df["hardware"] == hw)]  # every batch plain decoding fits, over every config: as tier_prices
+        base = plain_df[plain_fits(plain_df) & (plain_df["hardware"] == hw)]  # every batch plain decoding fits: as tier_prices
         bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_cost_usd_per_million_tokens"].to_numpy()
         i = _frontier(bx, -by)
         ax.plot(bx[i], by[i], "s--", color="k", ms=3.5, lw=1.5, label="no speculation")
@@ -528,8 +530,8 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_title(_name(meta, "hardware", hw))
     _shared_legend(fig, axes[: len(hws)])
     fig.suptitle("Fast tiers: the cheapest price at each per-user speed (cost frontier; points that do not fit left out)\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"])))
-                 + f" · context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))}"  # qa275
+                 + _setup_line(meta, list(dict.fromkeys(plain_df["model"])))
+                 + f" · context {' / '.join(_ctx(c) for c in sorted(plain_df['context'].unique()))}"  # qa275
                  + " · red lines: 1×, 2×, 3× the cheapest tier's speed")
     return fig
 

@@ -515,3 +515,15 @@ def test_a_shared_prefix_line_under_no_sharings_says_so(plotters, results):
     assert "32k shared, no speculation\n(under no sharing's to batch 8)" in labels, labels
     assert "32k shared, speculation (fastest k > 0)\n(under no sharing's to batch 8)" in labels
     assert not any("under" in label for label in labels if label.startswith("no sharing"))
+
+
+def test_the_fast_tier_figure_says_no_engine_runs_a_draft_model_of_another_tokenizer(plotters, tmp_path):
+    """qa331: its panels said 'the drafter fits at no point swept' of a draft model no engine runs (another vocabulary)."""
+    path = tmp_path / "fast-tier-premium.yaml"
+    path.write_text("name: fast-tier-premium\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: draft\n"
+                    "draft: qwen3-0.6b\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n")
+    r = run_scenario(str(path))
+    fig = plotters["fast-tier-premium"](r.df, r.ops, r.meta)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert sum("no engine runs its draft\nmodel (another tokenizer)" in t for t in texts) == 2, texts
+    assert not any("the drafter fits at" in t for t in texts), texts
