@@ -399,15 +399,17 @@ def _check_scenarios(names, extra_dirs: tuple) -> None:
             load_configs(scenario_from_dict(read_yaml(path), str(path)), extra_dirs)
 
 
-def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
-    """(`df` less its speculative rows of a method or layout the engine refuses to speculate with, ' Left out: ...' for
-    the finding or '', whether no speculative row is left to answer with): frontier.refused_methods, as cheapest and the fast tiers leave them out (qa219: a finding gave
-    4.54x for Medusa under trtllm, which has no Medusa drafter, and a figure drew SGLang's Medusa bars the highest);
+def _without_refused_speculation(df, extra_dirs: tuple, meta: dict | None = None) -> tuple:
+    """(`df` less its speculative rows of a method or layout the engine refuses to speculate with, or of a draft model of
+    another tokenizer (the scenario's `meta`: frontier.mismatched_drafts, qa331), ' Left out: ...' for the finding or '',
+    whether no speculative row is left to answer with): frontier.refused_methods, as cheapest and the fast tiers leave
+    them out (qa219: a finding gave 4.54x for Medusa under trtllm, which has no Medusa drafter, and a figure drew SGLang's
+    Medusa bars the highest);
     the plain points those rows carry stay in their k = 0 rows, and where every row is refused (no k = 0 swept) the rows
     stay and the sentence says so."""
-    from roofline.frontier import refused_methods, refused_rows
+    from roofline.frontier import mismatched_drafts, refused_methods, refused_rows
 
-    refused = refused_methods(df, extra_dirs)
+    refused = refused_methods(df, extra_dirs) + mismatched_drafts(df, meta, extra_dirs)
     rows = refused_rows(df, refused) if refused else None
     if rows is None or not rows.any():
         return df, "", False
@@ -439,7 +441,7 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
         question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
         df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
-        df, left_out, refused_all = _without_refused_speculation(df, extra_dirs)
+        df, left_out, refused_all = _without_refused_speculation(df, extra_dirs, meta)
         note += left_out
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
@@ -447,7 +449,7 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
             # with them left out, the question's own 'needs a drafting method' where k > 0 was swept: the generic
             # finding, and why (qa226: not said of a section with no question)
             late.setdefault(r.name, []).append(f"the {question} question is not answered: every speculative row is of a "
-                                               f"method its engine has no setup of ({r.path})")
+                                               f"method or draft model its engine has no setup of ({r.path})")
             question = "generic"
         f = finding(question, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
         fallback = f.numbers.get("fallback")

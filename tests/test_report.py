@@ -466,3 +466,19 @@ def test_a_reports_sweep_warnings_hold_its_lower_bound_and_dipping_break_evens(t
     r = run_scenario(str(path))
     assert any("break_even_batch is the sweep's last batch, 128, in" in w for w in r.warnings), r.warnings
     assert any("break_even_batch is the largest batch that pays, not the first that loses" in w for w in r.warnings)
+
+
+@pytest.mark.slow
+def test_a_question_finding_leaves_out_a_draft_model_of_another_tokenizer(tmp_path):
+    """qa331: the break-even answer priced a draft model no engine runs (another vocabulary); it is left out as a method
+    its engine refuses is, and where nothing else drafts the rows stay, said as no setup's."""
+    from roofline.report import _without_refused_speculation, run_scenario
+
+    path = tmp_path / "bev.yaml"
+    path.write_text("name: bev\nquestion: break-even-batch\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\n"
+                    "draft: qwen3-0.6b\naxes:\n  batch: [1, 16]\n  context: [1024]\n  k: [0, 2]\n  alpha: [0.7]\n")
+    r = run_scenario(str(path))
+    kept, said, none_left = _without_refused_speculation(r.df, (), r.meta)
+    assert none_left and not (kept["k"] > 0).any() and (kept["k"] == 0).all()
+    assert said.startswith(" Left out, as no setup of the engine runs them: draft model qwen3-0.6b has a vocabulary")
+    assert _without_refused_speculation(r.df, ())[1] == ""  # without the scenario's draft named, nothing to check
