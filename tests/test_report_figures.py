@@ -23,6 +23,16 @@ def results():
     return {name: run_scenario(name) for name in REPORT_SCENARIOS}
 
 
+def _section_texts(plotters, tmp_path, name: str, body: str) -> tuple:
+    """(the run, the texts drawn on its figure's axes) of a scenario `name` of YAML `body` (its name line added), drawn
+    by that question's report figure."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"name: {name}\n{body}")
+    r = run_scenario(str(path))
+    fig = plotters[name](r.df, r.ops, r.meta)
+    return r, [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
 def _drawn(ax) -> int:
     """Artists that show data in a panel: lines, markers, bars, images, filled regions."""
     return len(ax.lines) + len(ax.collections) + len(ax.images) + len(ax.patches)
@@ -248,12 +258,9 @@ def test_no_report_figures_footer_runs_into_a_panels_x_label(plotters, results, 
 def test_the_batch_vs_speculation_figure_draws_what_its_finding_reads(plotters, tmp_path):
     """qa127: the figure's speculation line ran to 'B=2, k=0' (plain decoding where the drafter does not fit), and its
     batching line stopped at batch 1 where plain decoding fits batch 2, while the finding read them apart."""
-    path = tmp_path / "batch-vs-speculation.yaml"
-    path.write_text("name: batch-vs-speculation\nhardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
-                    "draft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [65536]\n  k: [0, 1, 2]\n  alpha: [0.8]\n")
-    r = run_scenario(str(path))
-    fig = plotters["batch-vs-speculation"](r.df, r.ops, r.meta)
-    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    r, texts = _section_texts(plotters, tmp_path, "batch-vs-speculation",
+                              "hardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\ndraft: llama-3.1-8b\n"
+                              "axes:\n  batch: [1, 2, 4]\n  context: [65536]\n  k: [0, 1, 2]\n  alpha: [0.8]\n")
     plain = r.df[r.df["batch"] <= r.df["baseline_max_batch"]]["batch"].unique()
     assert not any("k=0" in t for t in texts), texts
     assert {f"B={b:g}" for b in plain} <= set(texts), texts
@@ -519,11 +526,8 @@ def test_a_shared_prefix_line_under_no_sharings_says_so(plotters, results):
 
 def test_the_fast_tier_figure_says_no_engine_runs_a_draft_model_of_another_tokenizer(plotters, tmp_path):
     """qa331: its panels said 'the drafter fits at no point swept' of a draft model no engine runs (another vocabulary)."""
-    path = tmp_path / "fast-tier-premium.yaml"
-    path.write_text("name: fast-tier-premium\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: draft\n"
-                    "draft: qwen3-0.6b\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n")
-    r = run_scenario(str(path))
-    fig = plotters["fast-tier-premium"](r.df, r.ops, r.meta)
-    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    _, texts = _section_texts(plotters, tmp_path, "fast-tier-premium",
+                              "hardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
+                              "axes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n")
     assert sum("no engine runs its draft\nmodel (another tokenizer)" in t for t in texts) == 2, texts
     assert not any("the drafter fits at" in t for t in texts), texts
