@@ -49,7 +49,7 @@ CONFIG = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dty
 BASELINE = ("baseline_tokens_per_s_per_user", "baseline_cost_usd_per_million_tokens", "baseline_max_batch")
 SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "bytes_per_token",
                     "wasted_flops_fraction", "memory_needed_bytes", "best_k", "break_even_batch", "verify_compute_bound",
-                    "drafter_overlaps")  # a plain point drawn from a speculative row has none of these
+                    "drafter_overlaps", "verify_launch_bound", "draft_launch_bound")  # a plain point drawn from a speculative row has none of these
 
 
 def devices_in_use(df: pd.DataFrame) -> pd.Series:

@@ -85,7 +85,8 @@ AXIS = {name: i for i, name in enumerate(GRID_AXES)}
 LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype")
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch",
                "baseline_max_batch", "best_k", "break_even_batch")
-BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit")
+BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit", "launch_bound",
+                "verify_launch_bound", "draft_launch_bound")
 OUTPUT_COLUMNS = (
     "step_time_s", "comm_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
@@ -93,6 +94,7 @@ OUTPUT_COLUMNS = (
     "bytes_per_token", "baseline_flops_per_token", "wasted_flops_fraction", "memory_needed_bytes",
     "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "break_even_at_memory_limit",
     "cost_usd_per_million_tokens", "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
+    "launch_bound", "verify_launch_bound", "draft_launch_bound",
 )
 INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
@@ -436,6 +438,7 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     out["step_time_s"] = out["baseline_step_time_s"]
     out["mbu"], out["mfu"] = out["baseline_mbu"], out["baseline_mfu"]
     out["comm_time_s"] = out["baseline_comm_time_s"]
+    out["launch_bound"] = out["baseline_launch_bound"]
     out["baseline_tokens_per_s_per_user"] = 1.0 / out["step_time_s"]
     fits = out["fits_in_memory"]
     best = best_k(out["tokens_per_s"], fits, np.asarray(k), axis=AXIS["k"])  # -1: no k of the axis fits

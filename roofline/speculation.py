@@ -571,8 +571,8 @@ def speculative_metrics(
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
-    its k + 1 extra tokens), verify_compute_bound, verify_launch_bound and draft_launch_bound (an eager verify or draft
-    pass set by its host's launches), baseline_mbu, baseline_mfu, drafter_overlaps,
+    its k + 1 extra tokens), verify_compute_bound, baseline_launch_bound, verify_launch_bound and draft_launch_bound
+    (an eager decode step, verify or draft pass set by its host's launches), baseline_mbu, baseline_mfu, drafter_overlaps,
     drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
     verify_busy_time_s. draft_time_s and verify_time_s are k draft steps and one verify pass over the whole batch;
     the busy times are what the drafter's and the target's devices spend in one iteration: the same, or where a draft
@@ -713,6 +713,7 @@ def speculative_metrics(
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
         "baseline_comm_time_s": base["comm_time_s"],
+        "baseline_launch_bound": base["launch_bound"],  # an eager decode step no faster than its host's launches
         "drafter_overlaps": np.asarray(overlaps),
         "drafter_memory_bytes": mem["drafter_memory_bytes"],
         "drafter_usable_memory_bytes": mem["drafter_usable_memory_bytes"],

@@ -405,3 +405,26 @@ def test_a_prefill_pass_is_not_floored_in_either_mode():
     assert float(eager["step_time_s"]) == pytest.approx(float(graphs["step_time_s"])) and not eager["launch_time_s"].any()
     decode = step_metrics(hw, model, 1, 1, 16, engine=_eager(engine))
     assert bool(decode["launch_bound"])  # the decode pass beside it is floored
+
+
+@pytest.mark.slow
+def test_a_sweep_says_which_points_its_launches_set_as_predict_does(tmp_path):
+    from roofline.grid import load_configs, run_sweep
+    from roofline.scenario import scenario_from_dict
+
+    (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
+    sc = scenario_from_dict({"name": "t", "hardware": "mi300x", "model": "llama-3.1-405b", "tp": 8, "weight_dtype": "fp8",
+                             "method": "eagle", "engine": ["vllm", "vllm-eager"],
+                             "axes": {"batch": [4, 256], "context": [1024], "k": [0, 3], "alpha": [0.7]}}, "t.yaml")
+    df = run_sweep(sc, load_configs(sc, (tmp_path,)))
+    assert not df[df.engine == "vllm"][["launch_bound", "verify_launch_bound", "draft_launch_bound"]].to_numpy().any()
+    for row in df[df.engine == "vllm-eager"].itertuples():
+        point = predict("mi300x", "llama-3.1-405b", batch=int(row.batch), context=1024, tp=8, weight_dtype="fp8",
+                        method="eagle", k=int(row.k), alpha=0.7, engine=str(tmp_path / "vllm-eager.yaml"))
+        assert row.launch_bound == point["launch_bound"]
+        verify_bound = point["spec"]["verify_bound"] if row.k else ("launch" if point["launch_bound"] else "")
+        assert row.verify_launch_bound == (verify_bound == "launch")
+        assert row.draft_launch_bound == bool(row.k and point["spec"]["draft_launch_bound"])
+    eager = df[df.engine == "vllm-eager"].set_index(["batch", "k"])
+    assert eager.loc[(4, 0), "launch_bound"] and not eager.loc[(256, 0), "launch_bound"]  # 31.5 ms of launches at batch 4
+    assert eager.loc[(4, 3), "verify_launch_bound"]
