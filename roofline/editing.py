@@ -957,25 +957,34 @@ def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name:
 
 
 def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
-    """An engine field set by hand that an `overrides` entry also sets keeps that family's value there: said (a
-    warning naming the entry), since the hand value does not reach that hardware."""
+    """An engine field set by hand that `overrides` entries also set keeps those families' values there: said, one
+    warning a field naming every such entry (qa334: sglang's 17 memory_fraction entries were 17 lines), since the
+    hand value does not reach that hardware."""
     overrides = doc.get("overrides") if kind == "engine" else None
     if not isinstance(overrides, list):
         return
-    for i, entry in enumerate(overrides):
-        if not isinstance(entry, dict):
+    for path in sorted(set_here):
+        key, rest = path.split(".")[0], path.split(".")[1:]  # kernels_per_layer_mla.qkv_proj: an entry's own replaces it
+        if key == "overrides":
             continue
-        for path in sorted(set_here):
-            key = path.split(".")[0]  # kernels_per_layer_mla.qkv_proj: the entry's own kernels_per_layer_mla replaces it
-            if key == "overrides" or key not in entry or f"overrides.{i}.{path}" in set_here:
-                continue
-            rest = path.split(".")[1:]
-            own = entry[key].get(rest[0], "none") if rest and isinstance(entry[key], dict) else entry[key]
-            hint = ("=null drops that family's value" if not rest else
-                    f"the family's whole {key} stands in for the general one: =null there falls back to kernels_per_layer"
-                    if key == "kernels_per_layer_mla" else f"the family's whole {key} stands in for the general one")
-            warn(f"{where}: {path}: set for every hardware but overrides[{i}] (hardware {entry.get('hardware')!r}) keeps "
+        kept = []
+        for i, entry in enumerate(overrides):
+            if isinstance(entry, dict) and key in entry and f"overrides.{i}.{path}" not in set_here:
+                own = entry[key].get(rest[0], "none") if rest and isinstance(entry[key], dict) else entry[key]
+                kept.append((i, entry.get("hardware"), own))
+        if not kept:
+            continue
+        hint = ("=null drops that family's value" if not rest else
+                f"the family's whole {key} stands in for the general one: =null there falls back to kernels_per_layer"
+                if key == "kernels_per_layer_mla" else f"the family's whole {key} stands in for the general one")
+        if len(kept) == 1:
+            (i, hardware, own), = kept
+            warn(f"{where}: {path}: set for every hardware but overrides[{i}] (hardware {hardware!r}) keeps "
                  f"its own {path}: {own}; set overrides.{i}.{path} too ({hint})")
+        else:
+            entries = ", ".join(f"overrides[{i}] ({hardware!r}) {own}" for i, hardware, own in kept)
+            warn(f"{where}: {path}: set for every hardware but {len(kept)} overrides entries keep their own {path}: "
+                 f"{entries}; set overrides.N.{path} too for those you mean ({hint})")
 
 
 def check_no_other_file(target: Path, force: bool, kind: str, command: str = "") -> None:
