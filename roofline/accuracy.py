@@ -31,6 +31,8 @@ from roofline.measurements import (
     check_plausible,
     default_measurements_path,
     load_measurements,
+    memory_capped,
+    memory_capped_text,
     predict_measurements,
 )
 from roofline.model import load_model
@@ -91,7 +93,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
                             f"--split all to predict every row" + (f", or --split {other})" if other else ")"))
     table = held
     pred = predict_measurements(table, engine, profiles, str(path))
-    in_sample_note(pred, path, engine, profiles)
+    in_sample = in_sample_note(pred, path, engine, profiles)
     ideal = predict_measurements(table, "ideal", profiles, str(path))
     check_plausible(table.reset_index(drop=True), ideal["predicted"].to_numpy(), str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}
@@ -107,19 +109,22 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
         moe=pred["model"].map(moe),
         speculative=pred["method"] != "none",
         precision=precision(pred["hardware"].astype(str), pred["weight_dtype"].astype(str), profiles),
+        in_sample=in_sample,  # a row its engine was fitted on: its error is not a test (qa334: said on stderr only)
+        memory_capped=memory_capped(pred, pred["running_batch"].to_numpy()),  # run at fewer sequences than it asked
     )
     return out
 
 
-def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ()) -> None:
+def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ()) -> np.ndarray:
     """Warn where rows scored are the rows an engine profile predicting them was fitted on (its fitted.file, the same
     file, and fitted.row_numbers): their errors are in-sample, not a test (qa290: a user's own fit scored 1.6% on its
     own rows, every target 'met', where `fit --cv` gave 15.8%). A file named relative is the repository's (a shipped
-    profile's measurements/published.csv, as fit._shown_path writes it)."""
+    profile's measurements/published.csv, as fit._shown_path writes it). Returns which rows are in sample."""
     from roofline.serving import load_engine
 
     root = Path(__file__).resolve().parent.parent
     counts, sources, paths = {}, set(), {}
+    in_sample = np.zeros(len(pred), bool)
     for name in dict.fromkeys(pred["engine_used"]):
         try:
             spec = load_engine(engine if engine is not None and not isinstance(engine, str) else name, tuple(profiles))
@@ -130,7 +135,9 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
         if not file or (Path(file) if Path(file).is_absolute() else root / file).resolve() != Path(path).resolve():
             continue
         fitted_rows = {int(r) for r in str(fitted.get("row_numbers") or "").split() if r.isdigit()}
-        scored = pred.loc[(pred["engine_used"] == name) & pred["row"].isin(fitted_rows), "row"]
+        mask = ((pred["engine_used"] == name) & pred["row"].isin(fitted_rows)).to_numpy()
+        scored = pred.loc[mask, "row"]
+        in_sample |= mask
         if len(scored):
             counts[name] = len(scored)
             sources |= set(pred.loc[pred["row"].isin(fitted_rows), "source_id"].astype(str))
@@ -151,6 +158,7 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
                 "run on another day under another --source-id, and fit again; `fit --cv` needs two sources")
         warn(f"{path}: {sum(counts.values())} of the {len(pred)} rows scored are rows their engine was fitted on ({engines}: "
              f"{its} fitted.file and fitted.row_numbers): their errors are in-sample, not a test of {it} ({test})")
+    return in_sample
 
 
 def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dict:
@@ -174,6 +182,9 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     headline = {
         "file": file, "split": split, "engine": engine_label, "rows": int(len(df)),
         "predicted": overall["engine"]["rows"], "not_predicted": int((df["skipped"] != "").sum()),
+        # rows their engine was fitted on (not a test), and rows run at fewer sequences than they asked (memory)
+        "in_sample_rows": int(df["in_sample"].sum()) if "in_sample" in df else 0,
+        "memory_capped_rows": int(df["memory_capped"].sum()) if "memory_capped" in df else 0,
         "median_abs_error": overall["engine"]["median_abs_error"], "p90_abs_error": overall["engine"]["p90_abs_error"],
         "within_15pct": overall["engine"]["within_15pct"],
         "batch1_moe_rows": int(moe1_err.size),
@@ -190,8 +201,14 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     # which profile predicted how many rows: a version picks vllm or vllm-v0, sglang or sglang-early (qa104)
     predicted = np.isfinite(df["predicted"].to_numpy(dtype=np.float64)) if "predicted" in df else np.zeros(len(df), bool)
     used = df.loc[predicted, "engine_used"].value_counts().to_dict() if "engine_used" in df else {}  # rows it predicted
+    capped = df[df["memory_capped"]] if "memory_capped" in df else df.iloc[:0]
+    replicas = np.maximum(capped["replicas"].to_numpy(float), 1.0) if len(capped) else 1.0
     return {"headline": headline, "overall": overall, "per_source": per_source, "per_regime": regimes,
             "engines_used": {str(k): int(v) for k, v in used.items()},
+            "memory_capped": [{"row": int(r.row), "running_batch": float(run), "asked_sequences": float(asked)}
+                              for r, run, asked in zip(capped.itertuples(), capped["running_batch"].to_numpy(float) * replicas,
+                                                       capped["concurrency"].fillna(capped["batch"]).to_numpy(float))]
+            if len(capped) else [],
             "skipped": [{"row": int(r.row), "source_id": r.source_id, "why": r.skipped} for r in df.itertuples() if r.skipped]}
 
 
@@ -226,6 +243,11 @@ def report_text(summary: dict) -> str:
         add(name, pair)
     for item in summary["skipped"]:
         lines.append(f"not predicted: row {item['row']} ({item['source_id']}): {item['why']}")
+    if summary.get("memory_capped"):  # as fit says it (qa334: accuracy ran rows at 3 of their 62 without a word)
+        lines += ["", memory_capped_text(pd.DataFrame(summary["memory_capped"]))]
+    if h.get("in_sample_rows"):
+        lines += ["", f"in sample: {h['in_sample_rows']} of the {h['rows']} rows are rows their engine was fitted on: "
+                      "their errors are not a test of it"]
     lines.append("")
     moe = f"{100 * h['batch1_moe_within_25pct']:.0f}% of {h['batch1_moe_rows']} rows" if h["batch1_moe_rows"] else "no rows"
     lines.append(f"batch-1 MoE speed within 25%: {moe}")
@@ -322,7 +344,8 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
     columns = ["row", "source_id", "engine", "engine_used", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
                "weight_dtype", "kv_dtype", "batch", "concurrency", "input_len", "output_len", "method", "k", "acceptance_length",
                "graphs", "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
-               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "skipped"]
+               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision",
+               "in_sample", "memory_capped", "skipped"]
     with staged_dir(Path(out), force, "accuracy") as tmp:
         written = df[columns].assign(graphs=df["graphs"].map({True: "true", False: "false"}))  # as the measurements spell it
         written.to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")
@@ -331,6 +354,7 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
         plot_accuracy(df, tmp / "predicted_vs_measured.png",
                       f"{SPLIT_WORDS.get(h['split'], h['split'])} rows of {Path(file).name}"  # 'held-out rows', as said
                       + (f", engine {engine}" if engine else "")  # one engine: named
+                      + (f" ({h['in_sample_rows']} in sample: not a test)" if h.get("in_sample_rows") else "")
                       # one decimal, as the table prints it (qa272: 47.5% titled '48%'; qa206's rounding beside 'NOT met')
                       + f": within 15%: {100 * (h['within_15pct'] or 0):.1f}% "
                       f"(ideal {100 * (h['ideal']['within_15pct'] or 0):.1f}%), median error {100 * (h['median_abs_error'] or 0):.1f}%")

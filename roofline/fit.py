@@ -58,6 +58,8 @@ from roofline.measurements import (
     default_measurements_path,
     engine_slot,
     load_measurements,
+    memory_capped,
+    memory_capped_text,
     predict_rowset,
     prepare_rows,
     repeated_rows,
@@ -557,8 +559,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     replicas = np.maximum(rows.table["replicas"].to_numpy(float), 1.0)
     out_rows["asked_sequences"] = asked.to_numpy(float)
     out_rows["running_batch"] = fitted_frame["running_batch"].to_numpy() * replicas  # every replica's, as the row's batch
-    out_rows["memory_capped"] = ((fitted_frame["running_batch"].to_numpy() < np.maximum(asked.to_numpy(float) / replicas, 1.0) - 1e-9)
-                                 & (out_rows["skipped"] == ""))
+    out_rows["memory_capped"] = memory_capped(rows.table, fitted_frame["running_batch"].to_numpy())
 
     def rms(pred):
         return float(np.sqrt(np.mean(np.log(pred[usable] / measured[usable]) ** 2)))
@@ -1101,8 +1102,5 @@ def fit_report(fit: dict) -> str:
                      f"{r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
     capped = fit["rows"][fit["rows"]["memory_capped"]] if "memory_capped" in fit["rows"] else fit["rows"].iloc[:0]
     if len(capped):
-        shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.asked_sequences:,.0f}" for r in capped.head(8).itertuples())
-        lines += ["", f"memory: {len(capped)} row{'s' if len(capped) > 1 else ''} predicted at the batch whose KV cache fits "
-                  f"beside the weights, the rest waiting in the engine's queue ({shown}{'; ...' if len(capped) > 8 else ''}): "
-                  "a batch the row's server ran whole says its memory is larger than the profile's"]
+        lines += ["", memory_capped_text(capped)]
     return "\n".join(lines)

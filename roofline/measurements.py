@@ -657,6 +657,30 @@ def running_batch(g: _Group, engine: ServingEngine | None = None) -> np.ndarray:
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 
+def memory_capped(table: pd.DataFrame, running) -> np.ndarray:
+    """Rows their engine runs at fewer sequences than they asked: `running` (a replica's, running_batch) below the
+    row's mean in flight where it gives one, else its batch, over its replicas; the rest wait in the engine's queue
+    (qa271, qa274). Skipped rows are never capped."""
+    asked = table["concurrency"].fillna(table["batch"]) if "concurrency" in table else table["batch"]
+    replicas = np.maximum(table["replicas"].to_numpy(float), 1.0)
+    skipped = table["skipped"].to_numpy() != "" if "skipped" in table else np.zeros(len(table), bool)
+    return (np.asarray(running, float) < np.maximum(asked.to_numpy(float) / replicas, 1.0) - 1e-9) & ~skipped
+
+
+def memory_capped_text(rows: pd.DataFrame, most: int = 8) -> str:
+    """The line `fit` and `accuracy` print under their tables where rows are memory_capped: `rows` holds those rows'
+    `row`, `running_batch` (every replica's) and `asked_sequences`. Their cap is the most memory the engine can have
+    held (memory_bound: without the profile's fitted reserve), so predict, which keeps the reserve, fits fewer (qa334)."""
+    if rows.empty:
+        return ""
+    shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.asked_sequences:,.0f}" for r in rows.head(most).itertuples())
+    return (f"memory: {len(rows)} row{'s' if len(rows) > 1 else ''} predicted at the batch whose KV cache fits beside the "
+            f"weights, the rest waiting in the engine's queue ({shown}{'; ...' if len(rows) > most else ''}): a batch the "
+            "row's server ran whole says its memory is larger than the profile's (this cap leaves out the profile's "
+            "memory reserve, the most its engine can have held; predict keeps the reserve and fits fewer: raise "
+            "memory_fraction, `roofline engines set NAME memory_fraction=...`, to the share the server was given)")
+
+
 def prefill_stall_s(g, eng: ServingEngine, running):
     """t_stall of the module docstring (engine.arrival_stall_s) for group `g`: the time one arriving request's prefill of
     P tokens adds to the decode of the B_r = `running` sequences under engine `eng` (its own pass, or its tokens in a

@@ -105,9 +105,16 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     text = re.sub(r"\n  file: .*\n", f"\n  file: {path}\n", text)
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "mine.yaml").write_text(re.sub(r"\n  row_numbers: .*\n", "\n  row_numbers: 1 2\n", text))
-    accuracy_table(path, "mine", (tmp_path / "p",), split="all")
+    df = accuracy_table(path, "mine", (tmp_path / "p",), split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
     assert len(said) == 1 and said[0].startswith(f"{path}: 2 of the 3 rows scored are rows their engine was fitted on (mine 2:")
+    # qa334: said on stderr only; the rows, the JSON line and the table say it too
+    from roofline.accuracy import report_text, summarize
+
+    assert df["in_sample"].tolist() == [True, True, False]
+    summary = summarize(df, "mine", str(path), "all")
+    assert summary["headline"]["in_sample_rows"] == 2
+    assert "in sample: 2 of the 3 rows are rows their engine was fitted on: their errors are not a test of it" in report_text(summary)
     # qa310: it suggested `fit --cv`, which needs two sources (one server's rows are one) and named the engine unfound
     assert "`fit --cv` needs two sources" in said[0] and "--cv` predicts" not in said[0], said[0]
     recwarn.clear()
@@ -331,3 +338,23 @@ def test_accuracy_takes_its_file_as_fit_does_and_refuses_two(tmp_path, roofline)
     code, _, err = roofline("accuracy", mine, "--file", tmp_path / "other.csv", "--out", tmp_path / "acc2")
     assert code == 2 and err.strip() == f"error: FILE: expected one measurements file, found {mine} and --file {tmp_path / 'other.csv'}"
     assert not (tmp_path / "acc2").exists()
+
+
+@pytest.mark.slow
+def test_rows_run_at_fewer_sequences_than_they_asked_are_said_as_fit_says_them(tmp_path):
+    """qa334: accuracy ran rows at 3 sequences of their 62 (their KV cache not fitting beside the weights) without a
+    word, where fit says it; two replicas of 4 asked 8 and ran every sequence (qa274)."""
+    from roofline.accuracy import accuracy_table, report_text, summarize
+
+    path = tmp_path / "m.csv"
+    pd.DataFrame([{**ROW, "batch": "4096", "input_len": "32000"}, {**ROW, "gpus": "2", "batch": "8"}, ROW],
+                 columns=list(COLUMNS)).to_csv(path, index=False)
+    df = accuracy_table(path)
+    assert df["memory_capped"].tolist() == [True, False, False]
+    assert df["running_batch"].iloc[0] < 4096 and df["running_batch"].iloc[1] == 4  # a replica's share, all running
+    summary = summarize(df, "vllm", str(path), "heldout")
+    assert summary["headline"]["memory_capped_rows"] == 1
+    text = report_text(summary)
+    assert (f"memory: 1 row predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
+            f"queue (row 1 at {df['running_batch'].iloc[0]:,.0f} of its 4,096)") in text, text
+    assert "in sample:" not in text
