@@ -653,6 +653,14 @@ def predict(
         # the bytes on the step's critical path at the derated bandwidth (those bytes, or under pp every stage's on a
         # round trip): the step's data time, against which its fixed costs show
         "bytes_time_s": float(m["path_bytes"]) / hw.memory_ceiling_bytes_per_s,
+        # the same bytes at the bandwidth their kernels reach: each operator's derated ceiling x the engine's efficiency
+        # for it (a quantised MoE's, a weight-only GEMM's), which twice the bandwidth halves (qa333: 5.89 ms said of
+        # bytes whose doubled bandwidth saved 3.88 ms); memory_efficiencies names the operators below the derated one
+        "memory_time_s": float(m["path_memory_time_s"]),
+        "memory_efficiencies": {name: round(float(op["memory_ceiling_bytes_per_s"]) / hw.memory_ceiling_bytes_per_s, 4)
+                                for name, op in m["operators"].items()
+                                if float(op["bytes"]) > 0 and float(op["memory_ceiling_bytes_per_s"])
+                                < 0.995 * hw.memory_ceiling_bytes_per_s},
         # the same step on a device of twice the memory bandwidth (every memory ceiling doubled): what bandwidth buys,
         # fixed costs and kernels below their ceilings (a quantised MoE's efficiency) included
         "step_time_at_2x_bandwidth_s": float(step_metrics(_doubled_bandwidth(hw), target, batch, 1, context, dep, engine=eng,

@@ -747,7 +747,8 @@ def step_metrics(
     host_on_path_s (what it adds to the device's time), launch_time_s, launch_kernels and launch_bound (an eager
     pass's launches: module docstring), host_microbatch_s (under pp a micro-batch's own host work,
     t_host_mb; t_host at pp 1), flops, bytes (per device per step), path_bytes (streamed on
-    the step's critical path: every stage's layers on a pp round trip, else bytes),
+    the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (those bytes at
+    the memory ceilings their kernels reach: each operator's derated ceiling x eta_o),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
     {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
@@ -777,6 +778,7 @@ def step_metrics(
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
     total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(7))
+    memory_s, head_memory_s = np.zeros(shape), np.zeros(shape)  # the bytes at the memory ceilings the kernels reach
     peaks = operator_peaks(hw, dep)
     operators = {}
     layer_kernels = head_kernels = 0.0  # the kernels of the busiest stage's layers and of the head, a pass
@@ -789,12 +791,14 @@ def step_metrics(
             head_kernels += kernels
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
+        memory_s = memory_s + nbytes / memory_ceiling
         if name not in LAYER_OPERATORS:
-            head_s, head_bytes = head_s + time_s, head_bytes + nbytes
+            head_s, head_bytes, head_memory_s = head_s + time_s, head_bytes + nbytes, head_memory_s + nbytes / memory_ceiling
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute,
+                               "memory_ceiling_bytes_per_s": memory_ceiling,  # derated, x the engine's eta_o
                                "padded_flops": effective_flops,  # its rows padded to the tile: what it is bound by
                                "kernel_latency_s": latency_s}  # the engine's kernel latencies in time_s
     tokens = np.broadcast_to(b * q, shape)
@@ -816,7 +820,9 @@ def step_metrics(
         mean_terms = [_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)
                       for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
         mean_layers_s, mean_layer_kernels = sum(t[0] for t in mean_terms), sum(t[5] for t in mean_terms)
-        mean_layer_bytes = sum(nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
+        layer_bytes = [nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
+        mean_layer_bytes = sum(layer_bytes)
+        mean_layer_memory_s = sum(nbytes / t[3] for nbytes, t in zip(layer_bytes, mean_terms))
         mean_coll_kernels: dict = {}
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill,
                                        kernels=mean_coll_kernels)
@@ -824,6 +830,7 @@ def step_metrics(
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
         mean_layer_bytes, mean_layer_kernels, mean_coll_kernels = total_bytes - head_bytes, layer_kernels, coll_kernels
+        mean_layer_memory_s = memory_s - head_memory_s
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, m_micro * (body_s + head_s + head_comm_s)
     # an eager pass: no faster than its host launches its kernels (launch_floor_s), a round trip's and a stage's alike
@@ -890,6 +897,9 @@ def step_metrics(
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
         # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
         "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
+        # those bytes' time at the memory ceilings their kernels reach (each operator's derated ceiling x the engine's
+        # eta_o: a quantised MoE's, a weight-only GEMM's efficiency), where path_bytes / the derated bandwidth is below it
+        "path_memory_time_s": np.where(round_trip, pp * mean_layer_memory_s + head_memory_s, m_micro * memory_s),
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the
         # step's time keeps the busiest micro-batch's, as the engines pad micro-batches alike

@@ -32,11 +32,11 @@ def predict_table(point: dict) -> str:
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
-        + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
-           f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
+        + (f"; its bytes take {format_seconds(_memory_time_s(p))} at the derated bandwidth{_efficiencies_text(p)}, and "
+           f"twice the bandwidth gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
-           if p["bound"] == "memory" and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"] else ")"),
+           if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
@@ -342,12 +342,31 @@ BYTES_SHARE_SAID = 0.5  # a memory-bound step whose bytes take less of it says w
 OVERHEAD_LEFT_AT_2X = 0.8  # and where twice the bandwidth leaves more of it, its overheads set it (_rest_text)
 
 
+def _memory_time_s(p: dict) -> float:
+    """The step's bytes at the bandwidth their kernels reach (memory_time_s: the engine's efficiencies below the derated
+    ceiling included); bytes_time_s in a point written before it."""
+    return p.get("memory_time_s", p["bytes_time_s"])
+
+
+def _efficiencies_text(p: dict) -> str:
+    """', the experts' at 0.708 of it (sglang's efficiency for them)' where operators' kernels reach less than the derated
+    bandwidth (memory_efficiencies), so that what twice the bandwidth saves reads as half the time said (qa333)."""
+    below = p.get("memory_efficiencies") or {}
+    if not below:
+        return ""
+    by_share: dict[float, list[str]] = {}
+    for name, share in below.items():
+        by_share.setdefault(share, []).append(name.replace("_", " "))
+    parts = [f"{spoken_list(names)} at {format_significant(share)} of it" for share, names in by_share.items()]
+    return f" ({'; '.join(parts)}: {p['engine']}'s efficiency for {'them' if len(below) > 1 else 'it'})"
+
+
 def _overhead_bound(p: dict) -> bool:
     """Whether a memory-bound step is set by its overheads (kernel latencies, collectives, host work) more than by its
     bytes: they take under BYTES_SHARE_SAID of the step, and twice the bandwidth leaves over OVERHEAD_LEFT_AT_2X of it
     (as _rest_text says)."""
     return (p["bound"] == "memory" and not _host_sets_step(p) and not p.get("launch_bound")
-            and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"]
+            and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"]
             and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
 
 
@@ -465,7 +484,7 @@ def _verify_overhead_bound(spec: dict, p: dict) -> str:
     t_s, t_v = p["step_time_s"], spec["verify_time_s"]
     if spec["verify_bound"] != "memory" or p["layout"].get("pp", 1) > 1 or not _overhead_bound(p):
         return ""
-    bytes_s = p["bytes_time_s"] + max(t_v - t_s, 0.0)
+    bytes_s = _memory_time_s(p) + max(t_v - t_s, 0.0)
     return ("overhead-bound: its operators are "
             if bytes_s < BYTES_SHARE_SAID * t_v and t_v - bytes_s / 2 > OVERHEAD_LEFT_AT_2X * t_v else "")
 
