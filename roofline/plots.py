@@ -74,7 +74,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
 )
 from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
-from roofline.units import format_context
+from roofline.units import format_context, spoken_list
 
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
@@ -1383,7 +1383,11 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     what = f"Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and {verify}" if ks else \
         "Time of one decode step vs batch size B (q = 1, no speculation)"
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
-    _title(fig, what, meta, models, _memory_note(df, _join(note, k_note)))
+    drawn = set(df["engine"].astype(str)) if "engine" in df else set()
+    hosted = [e for e in meta.get("verify_adds_host") or [] if e in drawn] if ks else []
+    host_note = (f"verify passes under {spoken_list(hosted)} hold the host work a decode step hides behind the device "
+                 "(host_overlap_speculating false)") if hosted else ""  # qa333: read as the pass's own cost
+    _title(fig, what, meta, models, _memory_note(df, _join(_join(note, k_note), host_note)))
     return fig
 
 

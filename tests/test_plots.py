@@ -1327,3 +1327,20 @@ def test_a_compute_bound_verify_width_past_the_memory_cap_says_no_such_pass_fits
     squeezed = df.assign(fits_in_memory=df["batch"] <= 1, baseline_max_batch=1, max_batch=1)  # memory ends at batch 1
     texts = [t.get_text() for ax in _figure("step_time_vs_tokens", squeezed, ops, META).axes for t in ax.texts]
     assert "first compute-bound verify\npass: 576 tokens\n(some wider passes of more\nsequences memory-bound again:\ntheir KV reads)\n(past the memory cap:\nno such pass fits)" in texts, texts
+
+
+@pytest.mark.slow
+def test_the_step_time_figure_says_its_verify_passes_hold_host_work_a_decode_step_hides():
+    """qa333: under sglang (host_overlap, not while speculating) the verify points stood above the decode line by the
+    host work the decode step hides, read as the pass's own cost; vllm (overlapping neither) and ideal say nothing."""
+    from roofline.grid import scenario_meta
+
+    data = {**SMALL, "engine": ["sglang", "vllm", "ideal"], "axes": {**SMALL["axes"], "batch": [1, 8]}}
+    sc, configs, df, ops = _tables(data)
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    assert meta["verify_adds_host"] == ["sglang"]
+    title = _figure("step_time_vs_tokens", df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "verify passes under sglang hold the host work a decode step hides behind the device" in title, title
+    plain = df[df["engine"] != "sglang"]
+    title = _figure("step_time_vs_tokens", plain, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "host work" not in title, title
