@@ -27,7 +27,7 @@ import pandas as pd
 
 from roofline.errors import RooflineError
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
+from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
 from roofline.speculation import pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -1647,6 +1647,11 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
 
     # the headline's model and context (qa263: an 8B model's price was said beside a 70B headline)
     rows = loadable(_same_config(df, top, ["model", "context"]), tuple(meta.get("profiles") or ()), meta)
+    # the roofline bound is no deployment's price beside an engine's (qa333: ideal's $1.74 said as the cheapest, where
+    # `cheapest` calls it a cost none reaches)
+    engines = rows["engine"].astype(str) if "engine" in rows else pd.Series("", index=rows.index)
+    bound_left = bool((engines == IDEAL.name).any() and (engines != IDEAL.name).any())
+    rows = rows[engines != IDEAL.name] if bound_left else rows
     spec = _same_config(_fits(rows[(rows["k"] > 0) & (rows["method"].astype(str) != "none")]), top, ["alpha"])
     spec = spec[np.isfinite(spec["cost_usd_per_million_tokens"])]
     plain = rows[plain_fits(rows)]
@@ -1662,7 +1667,9 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     cap = _above_cap_text(s, meta)
     caveats = ([f"its cost assumes {cap} raised"] if cap else []) + (
         ["a lower estimate: " + OPTIMISTIC] if optimistic(s["batch"], s["engine"]) else [])  # qa280: cheapest said them
-    return (f" The cheapest per million tokens for that model, context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
+    swept = _list([c.replace("_", " ") + (" (but ideal, the roofline bound, a cost no serving engine reaches)"
+                                          if c == "engine" and bound_left else "") for c in compared])
+    return (f" The cheapest per million tokens for that model, context and acceptance, of every {swept} "
             f"swept: ${_n(s['cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
             f"{_n(s['tokens_per_s_per_user'])} tokens/s per user{''.join('; ' + c for c in caveats)}) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])} tokens/s per user); each at a large batch, so "

@@ -384,6 +384,13 @@ def test_the_generic_finding_names_the_cheapest_config_of_every_engine_and_layou
     top = fit[fit["engine"] == "vllm"].sort_values("speedup").iloc[-1]
     mine = fit[(fit["model"] == top["model"]) & np.isfinite(fit["cost_usd_per_million_tokens"])]
     assert f"${_n(mine['cost_usd_per_million_tokens'].min())} with speculation (" in f.text, f.text
+    # qa333: ideal beside an engine is the roofline bound, no deployment's price: left out of the cheapest, and said
+    r, f = _run_text(tmp_path / "bound", "name: bound-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [sglang, ideal]\n"
+                     "method: eagle\naxes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n")
+    fit = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0) & (r.df["engine"] == "sglang")]
+    assert ("of every engine (but ideal, the roofline bound, a cost no serving engine reaches) swept: "
+            f"${_n(fit['cost_usd_per_million_tokens'].min())} with speculation (H100 SXM5, engine sglang") in f.text, f.text
+    assert "engine ideal, " not in f.text.split("The cheapest per million tokens")[1]
 
 
 def test_the_generic_finding_counts_every_config_and_names_what_the_losing_points_share(tmp_path):
