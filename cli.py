@@ -1083,6 +1083,20 @@ def _click_command():
     return _CLICK
 
 
+def _unknown_option_text(exc) -> str:
+    """'command line: --dp: expected an option of `roofline predict`, found none of that name (did you mean
+    --dp-attention?)': click's NoSuchOption in the house form, offering the command's options that begin with the name
+    given before click's close matches."""
+    name = exc.option_name
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "roofline"
+    options = [o for param in (ctx.command.params if ctx is not None else ()) for o in getattr(param, "opts", ())
+               if o.startswith("--")]
+    offered = list(dict.fromkeys([*(o for o in options if o.startswith(name + "-")), *(exc.possibilities or ())]))[:4]
+    return (f"command line: {name}: expected an option of `{command}`, found none of that name"
+            + (f" (did you mean {' or '.join(offered)}?)" if offered else f" (`{command} --help` lists them)"))
+
+
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
     import warnings
@@ -1131,6 +1145,9 @@ def main() -> None:
             number = _number_refused(exc, found) if type(exc).__name__ == "BadParameter" else None
             if number is not None:  # said as the library's errors are, not in the wording of click's version
                 typer.echo(f"error: {number}", err=True)
+                sys.exit(exc.exit_code)
+            if type(exc).__name__ == "NoSuchOption":  # house form, and an option the name begins (qa333: --dp was
+                typer.echo(f"error: {_unknown_option_text(exc)}", err=True)  # not offered --dp-attention)
                 sys.exit(exc.exit_code)
             message = exc.format_message()
             said = found is not None and repr(found) in message  # click named the value itself (qa114: 'is not
