@@ -1672,10 +1672,11 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = shaded = losing = dodged = tied = False
+    censored = shaded = losing = dodged = tied = untied = False
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
-        tied |= _switches_between_near_ties(sub, best)
+        near, far = _switches_between_near_ties(sub, best)
+        tied, untied = tied or near, untied or far
         if best.empty:
             plain = sub[sub["fits_in_memory"].astype(bool)]  # k = 0 rows that fit: plain decoding does, speculation not
             cap = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub and len(plain) else 0.0
@@ -1724,7 +1725,10 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
     what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
     if tied:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent
-        what += f"\na line that steps back and forth does so between k within {NEAR_TIE - 1:.0%} of each other in speedup"
+        what += (f"\na line that steps back and forth does so between k within {NEAR_TIE - 1:.0%} of each other in speedup"
+                 if not untied else  # qa333: said of every line where one panel's reversal was a tie and another's 8%
+                 f"\nsome lines step back and forth between k within {NEAR_TIE - 1:.0%} of each other in speedup, others "
+                 "between k that differ more")
     _title(fig, what, meta, models, _join(note, alpha_note))
     return fig
 
@@ -1732,14 +1736,15 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 NEAR_TIE = 1.01  # two draft lengths whose speedups differ by less than this factor: the best k between them a near-tie
 
 
-def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> bool:
-    """Whether a line of the best-k figure (per alpha, along the batch) steps back and forth: it switches k and later
-    back the other way, where the k it leaves is within NEAR_TIE of the new best's speedup at that batch. A tie's
-    zigzag (a GEMM's rows padded to its tile make neighbouring k trade places), not a change in what pays; a line that
-    only steps down (a larger batch, a shorter k) crosses over once and is not one."""
+def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[bool, bool]:
+    """(near, far): whether a line of the best-k figure (per alpha, along the batch) steps back and forth, switching k
+    and later back the other way, where the k it leaves is within NEAR_TIE of the new best's speedup at that batch
+    (near: a tie's zigzag, a GEMM's rows padded to its tile making neighbouring k trade places, not a change in what
+    pays), and whether one does so where it is not (far). A line that only steps down (a larger batch, a shorter k)
+    crosses over once and is neither."""
     drafting = sub[sub["fits_in_memory"].astype(bool) & (sub["k"] > 0)]
     if drafting.empty or best.empty:
-        return False
+        return False, False
     speed = drafting.assign(alpha_key=drafting["alpha"].fillna(-1.0)).set_index(["alpha_key", "batch", "k"])["speedup"]
     speed = speed[~speed.index.duplicated()]
     rows = best[best["best_k"] > 0].assign(alpha_key=best["alpha"].fillna(-1.0)).sort_values(["alpha_key", "batch"])
@@ -1748,10 +1753,11 @@ def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> bool:
     moves = rows.assign(step=np.sign(step))[step != 0]
     reverses = moves["step"] != moves.groupby("alpha_key")["step"].shift().fillna(moves["step"])  # against the last move
     if not reverses.any():
-        return False
+        return False, False
     at = moves[reverses]
     left = speed.reindex(list(zip(at["alpha_key"], at["batch"], prev_k[at.index]))).to_numpy(dtype=float)
-    return bool((at["speedup"].to_numpy(dtype=float) < NEAR_TIE * left).any())  # NaN (k not fitting) compares False
+    near = at["speedup"].to_numpy(dtype=float) < NEAR_TIE * left  # NaN (k not fitting) compares False: neither
+    return bool(near.any()), bool((~near & np.isfinite(left)).any())
 
 
 PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
