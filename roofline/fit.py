@@ -1047,7 +1047,10 @@ def fit_report(fit: dict) -> str:
     lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']}{fit.get('left_out', '')} of {fit['file']}",
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values"
              + (f" ({fit['rms_log_error']['loaded']:.3f} with {fit['base'].name} as it is)" if "loaded" in fit["rms_log_error"] else "")
-             + f" -> {fit['rms_log_error']['fitted']:.3f} fitted ({fit['evaluations']} evaluations; {fit['status']})",
+             + f" -> {fit['rms_log_error']['fitted']:.3f} fitted ({fit['evaluations']} evaluations; {fit['status']})"
+             # qa334: a rise read as a fit that made things worse, where a robust loss gave up on a few rows (next line)
+             + (f"; the {fit['loss']} loss minimises its own sum, not this RMS, which its far rows can raise"
+                if fit.get("loss", "linear") != "linear" and fit["rms_log_error"]["fitted"] > fit["rms_log_error"]["start"] else ""),
              *_faded_rows(fit), *_eager_rows(fit), ""]
     if fit.get("dropped_overrides"):  # said above the table, not inside it (qa187)
         lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])

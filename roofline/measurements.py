@@ -414,6 +414,9 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.lstrip().startswith(("{", "[")):  # qa115: a benchmark's JSON read as a header, a 25 KB line (qa116: by content)
         raise RooflineError(f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? convert "
                             "it first: roofline measurements convert")
+    if Path(path).suffix.lower() in (".yaml", ".yml") or ("," not in header and re.match(r"\s*[\w-]+:(\s|$)", header)):
+        raise RooflineError(f"{path}: expected a measurements CSV, found YAML (a profile? an engine profile goes to "  # qa334
+                            "--engine): the file's columns are in measurements/README.md")
     names = [n.strip() for n in next(csv.reader([header]), [])]
     twice = sorted({n for n in names if n and names.count(n) > 1})
     if twice:  # pandas would read the second as `k.1`, and the first silently
@@ -1039,8 +1042,15 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         weight_dtype = checkpoint_dtype(model_spec)
     if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it
         weight_dtype = "mxfp4"
-    if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
+    def a_path(text) -> bool:  # a profile file given by its path stays as given (Llama3.1-8B's '.1-8B' is no suffix)
+        return str(text).lower().endswith((".yaml", ".yml")) or "/" in str(text) or "\\" in str(text)
+
+    if not a_path(hardware):  # an alias (h100) as the profile's name (h100-sxm)
         hardware = hw_spec.name
+    if not a_path(model):  # likewise the model (qa334: Llama3.1-8B written as typed)
+        model = model_spec.name
+    if draft and not a_path(draft):
+        draft = option_profile("--draft", load_model, draft, profiles).name
     # SGLang counts its attention groups inside --tp: said once, where a result's engine is sglang (below)
     sglang_tp = gpus is None and dp_attention > 1 and tp > 1 and tp % dp_attention == 0
     gpus = tp * dp_attention if gpus is None else gpus
@@ -1098,12 +1108,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 + ("; 0 is vLLM's 'no cap'" if no_cap else ""))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
             # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
-            in_len = (_number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
-                      if "total_input_tokens" in result else
-                      _number(result, ("random_input_len",), path, n, "total input tokens (or random_input_len)"))
-            out_len = (_number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
-                       if "total_output_tokens" in result else
-                       _number(result, ("random_output_len",), path, n, "total output tokens (or random_output_len)"))
+            lengths = []
+            for side in ("input", "output"):  # neither field: the total is named, the setting beside it (qa334)
+                total, setting = f"total_{side}_tokens", f"random_{side}_len"
+                key = total if total in result or setting not in result else setting
+                value = _number(result, (key,), path, n, f"total {side} tokens (or {setting})")
+                lengths.append(value / completed if key == total else value)
+            in_len, out_len = lengths
             tau_keys = [key for key in ("accept_length", "spec_decode_acceptance_length", "acceptance_length")
                         if result.get(key) is not None]
             tau = _number(result, tuple(tau_keys), path, n, "", required=False) if tau_keys else None

@@ -669,6 +669,19 @@ def test_the_fit_report_names_the_rows_a_robust_loss_gave_up_on():
     assert _faded_rows({"loss": "linear", "loss_scale": 0.15, "rows": rows}) == []
 
 
+@pytest.mark.slow
+def test_the_headline_says_why_a_robust_losss_rms_can_rise(tmp_path):
+    """qa334: 'RMS log error 0.543 at the start values -> 0.547 fitted' read as a fit that made things worse."""
+    from roofline.fit import fit_report
+
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="cauchy", max_evaluations=20)
+    risen = {**fit, "rms_log_error": {**fit["rms_log_error"], "start": 0.5, "fitted": 0.6}}
+    said = "the cauchy loss minimises its own sum, not this RMS, which its far rows can raise"
+    assert said in fit_report(risen).splitlines()[1]
+    fallen = {**fit, "rms_log_error": {**fit["rms_log_error"], "start": 0.6, "fitted": 0.5}}
+    assert said not in fit_report(fallen)
+
+
 def test_fit_out_names_a_profile_by_the_rule_engines_new_names_them():
     from roofline.fit import check_fit_out
 

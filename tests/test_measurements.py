@@ -742,6 +742,8 @@ def test_convert_refuses_what_it_wrote_wrong_in_silence(tmp_path):
     with pytest.raises(RooflineError, match=r"--engine-version: expected results of one engine .*found 'sglang, vllm'"):
         convert_benchmark(two, hardware="h100-sxm", model="llama-3.1-8b", engine_version="0.5.6")
     assert set(convert_benchmark(plain, hardware="h100", model="llama-3.1-8b")["hardware"]) == {"h100-sxm"}
+    aliased = convert_benchmark(plain, hardware="H100", model="Llama3.1-8B")  # qa334: the model written as typed
+    assert set(aliased["model"]) == {"llama-3.1-8b"} and set(aliased["hardware"]) == {"h100-sxm"}
 
 
 def test_convert_reads_vllms_latencies_its_no_cap_zero_and_a_byte_order_mark(tmp_path):
@@ -1286,3 +1288,20 @@ def test_more_requests_in_flight_than_the_cap_names_the_records_it_was_taken_fro
     with pytest.raises(RooflineError, match=r"conc\.json: result 1: \(sum of ttfts and itls\) / duration: expected at "
                                             r"most the batch 4 \(max_concurrency\)"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+
+
+def test_a_yaml_file_given_as_measurements_and_a_result_without_token_counts_are_named(tmp_path):
+    """qa334: `fit engine.yaml` was refused as 'row 1: expected 3 fields, as the header has'; a result with neither
+    total_input_tokens nor random_input_len was refused under the setting's name, not the total's."""
+    from roofline.errors import RooflineError
+    from roofline.measurements import load_measurements
+
+    profile = tmp_path / "mine.txt"
+    profile.write_text("type: engine\nname: mine\ncosts_from: vllm\n")
+    for path in (profile, Path("engine_profiles/vllm.yaml")):
+        with pytest.raises(RooflineError, match=r": expected a measurements CSV, found YAML \(a profile\?"):
+            load_measurements(path)
+    result = tmp_path / "r.json"
+    result.write_text(json.dumps({k: v for k, v in VLLM_RESULT.items() if k not in ("total_input_tokens", "input_lens")}))
+    with pytest.raises(RooflineError, match=r"r.json: result 1: total_input_tokens: expected total input tokens \(or random_input_len\), found nothing"):
+        convert_benchmark(result, hardware="h100-sxm", model="llama-3.1-8b")
