@@ -344,10 +344,14 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
              f"its cap is raised (its profile's max_running_requests_speculating{f'; the server option {flag} raises it' if flag else ''}"
              f"), and the sweep's batches above that which fit assume the cap raised to them (left as it is, the rest wait "
              f"in its queue), in {_configs_text(labels)}")
-    for name, (on_hw, hw, shares) in host_shares.items():  # one line an engine (qa157: a paragraph a config flooded)
-        warn(f"under {name}, speculation pays the engine's host work ({host_terms_text(on_hw, hw)}, not overlapped) once "
+    said_alike: dict[tuple[str, str], list[str]] = {}  # engines whose lines would differ in their name alone: one line
+    for name, (on_hw, hw, shares) in host_shares.items():  # (qa157: a paragraph a config flooded; qa332: an eager copy
+        said_alike.setdefault((host_terms_text(on_hw, hw), _configs_text(shares)), []).append(name)  # repeated vllm's)
+    for (terms, configs), names in said_alike.items():
+        engine_s = "the engine's" if len(names) == 1 else "each engine's"
+        warn(f"under {spoken_list(names)}, speculation pays {engine_s} host work ({terms}, not overlapped) once "
              f"an iteration of tau tokens, and it is over a quarter of the plain step at the largest swept batch that "
-             f"fits in {_configs_text(shares)}: much of any speculative gain there rests on it; host work and GPU work a "
+             f"fits in {configs}: much of any speculative gain there rests on it; host work and GPU work a "
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
     for note, labels in elsewhere.items():

@@ -839,6 +839,14 @@ def test_a_speculative_gain_carried_by_unoverlapped_host_work_is_said_in_predict
     said = [str(w.message) for w in caught if "speculation pays the engine's host work" in str(w.message)]
     assert len(said) == 1 and "in 2 configs (llama-3.1-8b on h100-sxm (bf16 weights, bf16 KV) " in said[0], said
     assert "; llama-3.1-8b on h100-sxm (bf16 weights, fp8 KV) " in said[0], said
+    # qa332: two engines alike but their names (an eager copy beside vllm) said the same line twice: once, both named
+    copy = dataclasses.replace(roofline.load_engine("vllm"), name="vllm-copy")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "engine": ["vllm", copy],
+                        "axes": {"batch": [1, 512], "context": [256], "k": [2], "alpha": [0.6]}})
+    said = [str(w.message) for w in caught if "host work (" in str(w.message) and "once an iteration" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("under vllm and vllm-copy, speculation pays each engine's host work ("), said
 
 
 @pytest.mark.slow
