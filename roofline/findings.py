@@ -1882,7 +1882,7 @@ QUESTION_CONFIGS = {
 
 
 QUESTION_ALPHAS = ("flops-vs-time", "break-even-batch")  # the questions that compare acceptance rates; the others
-ALPHA_HELD = 0.8  # read at one: the swept one nearest this (the built-in questions' own), the larger of two as near
+ALPHA_HELD = 0.8  # read at one: the swept one nearest this (the built-in questions' own), the lower of two as near
 QUESTION_ONE_CONTEXT = ("fast-tier-premium",)  # a tier's price at one workload: its first swept context (qa283: tiers
 #   mixed 2k's cheapest with 8k's, the context unsaid)
 
@@ -1978,9 +1978,13 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
         kept.append(f"no row of {_list(lost)}")
     alphas = sorted(df["alpha"].dropna().unique()) if "alpha" in df and name not in QUESTION_ALPHAS else []
     if len(alphas) > 1:  # one acceptance rate: a sentence (and the figure) about one, not numbers of several mixed
-        held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD
+        # the swept one nearest ALPHA_HELD; of two as near the lower, the less favourable, said (qa336: 0.7 and 0.9
+        # read at 0.9 by a rounding, unsaid)
+        held = min(alphas, key=lambda a: (round(abs(a - ALPHA_HELD), 9), a))
+        tied = [a for a in alphas if a != held and round(abs(a - ALPHA_HELD), 9) == round(abs(held - ALPHA_HELD), 9)]
         df = df[(df["alpha"] == held) | df["alpha"].isna()]
-        kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
+        kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)}"
+                    + (f"; {held:g} and {tied[0]:g} as near {ALPHA_HELD:g}: the lower, the less favourable" if tied else "") + ")")
     contexts = list(dict.fromkeys(df["context"])) if "context" in df and name in QUESTION_ONE_CONTEXT else []
     if len(contexts) > 1:
         df = df[df["context"] == contexts[0]]

@@ -651,6 +651,10 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
     df, note, text, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\n"
                                        "method: eagle\naxes: {batch: [16, 64, 256], context: [4096], k: [1, 2, 3], alpha: [0.6, 0.9]}\n")
     assert set(df["alpha"]) == {0.9} and "α = 0.9 (of 0.6, 0.9)" in note  # the swept alpha nearest 0.8
+    # qa336: of two as near 0.8 the lower, the less favourable, and said (0.9 was taken by a rounding, unsaid)
+    df, note, _, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\n"
+                                    "method: eagle\naxes: {batch: [16, 64], context: [4096], k: [1, 2], alpha: [0.5, 0.7, 0.9]}\n")
+    assert set(df["alpha"]) == {0.7} and "α = 0.7 (of 0.5, 0.7, 0.9; 0.7 and 0.9 as near 0.8: the lower, the less favourable)" in note, note
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
     df, note, _, meta = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, "
                                        "deepseek-v3]\ntp: 8\nmethod: {llama-3.1-8b: eagle, deepseek-v3: mtp}\n"
