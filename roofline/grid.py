@@ -826,7 +826,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
                              if c.engine.max_running_requests_speculating is not None} or None,
         # engines whose host work a decode step hides (host_overlap) and a verify pass pays (host_overlap_speculating
         # false): the step-time figure's verify points hold it (qa333: read as the pass's own cost)
-        "verify_adds_host": list(dict.fromkeys(c.engine.name for c in configs if c.engine.host_overlap
+        #   at pp 1: under pp a micro-batch's host work lies on its round trip in both passes (qa335)
+        "verify_adds_host": list(dict.fromkeys(c.engine.name for c in configs if c.engine.host_overlap and c.dep.pp == 1
                                                and not c.engine.host_overlap_speculating and c.method != "none")) or None,
         "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
         "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),

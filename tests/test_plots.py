@@ -1331,7 +1331,7 @@ def test_a_compute_bound_verify_width_past_the_memory_cap_says_no_such_pass_fits
 
 
 @pytest.mark.slow
-def test_the_step_time_figure_says_its_verify_passes_hold_host_work_a_decode_step_hides():
+def test_the_step_time_figure_says_its_verify_passes_hold_host_work_a_decode_step_hides(tmp_path):
     """qa333: under sglang (host_overlap, not while speculating) the verify points stood above the decode line by the
     host work the decode step hides, read as the pass's own cost; vllm (overlapping neither) and ideal say nothing."""
     from roofline.grid import scenario_meta
@@ -1345,3 +1345,14 @@ def test_the_step_time_figure_says_its_verify_passes_hold_host_work_a_decode_ste
     plain = df[df["engine"] != "sglang"]
     title = _figure("step_time_vs_tokens", plain, ops, meta)._suptitle.get_text().replace("\n", " ")
     assert "host work" not in title, title
+    # qa335: one engine swept (the panels' frame then has no engine column) still says it; under pp not (a micro-batch's
+    # host work lies on its round trip in both passes); nor plain decoding alone
+    spec_axes = {**SMALL["axes"], "batch": [1, 8]}
+    for data, said in (({**SMALL, "engine": "sglang", "axes": spec_axes}, True),
+                       ({**SMALL, "engine": "sglang", "method": "none", "axes": {"batch": [1, 8], "context": [1024]}}, False),
+                       ({**SMALL, "engine": "sglang", "pp": 2, "axes": spec_axes}, False)):
+        sc, configs, df, ops = _tables(data)
+        meta = {**META, **scenario_meta(sc, configs, len(df))}
+        (job,) = [job for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path) if job[0] == "step_time_vs_tokens"]
+        title = _figure("step_time_vs_tokens", *job[1:4])._suptitle.get_text().replace("\n", " ")
+        assert ("verify passes under sglang hold the host work" in title) == said, (data, title)
