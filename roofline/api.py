@@ -249,6 +249,18 @@ def _read_again(kind: type, path: str, profiles: tuple = ()):
         return None
 
 
+def _shares_below(operators: dict, key: str, of) -> dict[str, float]:
+    """{operator: its `key` ceiling over `of` (another key's ceiling, or a number)} where it is below 0.995 and the
+    operator moves bytes: the shares of a bandwidth an operator's kernels reach."""
+    out = {}
+    for name, op in operators.items():
+        whole = float(op[of]) if isinstance(of, str) else float(of)
+        share = float(op[key]) / whole
+        if float(op["bytes"]) > 0 and share < 0.995:
+            out[name] = round(share, 4)
+    return out
+
+
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
     """`hw` with every memory ceiling doubled (bandwidth and the measured attention / elementwise ceilings)."""
     return dataclasses.replace(hw, mem_bw_bytes_per_s=2 * hw.mem_bw_bytes_per_s, **{
@@ -657,10 +669,10 @@ def predict(
         # for it (a quantised MoE's, a weight-only GEMM's), which twice the bandwidth halves (qa333: 5.89 ms said of
         # bytes whose doubled bandwidth saved 3.88 ms); memory_efficiencies names the operators below the derated one
         "memory_time_s": float(m["path_memory_time_s"]),
-        "memory_efficiencies": {name: round(float(op["memory_ceiling_bytes_per_s"]) / hw.memory_ceiling_bytes_per_s, 4)
-                                for name, op in m["operators"].items()
-                                if float(op["bytes"]) > 0 and float(op["memory_ceiling_bytes_per_s"])
-                                < 0.995 * hw.memory_ceiling_bytes_per_s},
+        # (the engine's eta_o), and memory_ceilings_measured those a hardware profile's operator_ceilings put below it
+        # (qa335: a calibrated attention ceiling said as the engine's efficiency)
+        "memory_efficiencies": _shares_below(m["operators"], "memory_ceiling_bytes_per_s", "device_memory_ceiling_bytes_per_s"),
+        "memory_ceilings_measured": _shares_below(m["operators"], "device_memory_ceiling_bytes_per_s", hw.memory_ceiling_bytes_per_s),
         # the same step on a device of twice the memory bandwidth (every memory ceiling doubled): what bandwidth buys,
         # fixed costs and kernels below their ceilings (a quantised MoE's efficiency) included
         "step_time_at_2x_bandwidth_s": float(step_metrics(_doubled_bandwidth(hw), target, batch, 1, context, dep, engine=eng,

@@ -799,6 +799,8 @@ def step_metrics(
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute,
                                "memory_ceiling_bytes_per_s": memory_ceiling,  # derated, x the engine's eta_o
+                               # the device's own for the operator, before eta_o (a profile's operator_ceilings)
+                               "device_memory_ceiling_bytes_per_s": ceilings[name][1],
                                "padded_flops": effective_flops,  # its rows padded to the tile: what it is bound by
                                "kernel_latency_s": latency_s}  # the engine's kernel latencies in time_s
     tokens = np.broadcast_to(b * q, shape)

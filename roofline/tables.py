@@ -349,16 +349,20 @@ def _memory_time_s(p: dict) -> float:
 
 
 def _efficiencies_text(p: dict) -> str:
-    """', the experts' at 0.708 of it (sglang's efficiency for them)' where operators' kernels reach less than the derated
-    bandwidth (memory_efficiencies), so that what twice the bandwidth saves reads as half the time said (qa333)."""
-    below = p.get("memory_efficiencies") or {}
-    if not below:
-        return ""
-    by_share: dict[float, list[str]] = {}
-    for name, share in below.items():
-        by_share.setdefault(share, []).append(name.replace("_", " "))
-    parts = [f"{spoken_list(names)} at {format_significant(share)} of it" for share, names in by_share.items()]
-    return f" ({'; '.join(parts)}: {p['engine']}'s efficiency for {'them' if len(below) > 1 else 'it'})"
+    """' (experts at 0.708 of it: sglang's efficiency for it)' where operators' kernels reach less than the derated
+    bandwidth, by the engine's efficiencies (memory_efficiencies) or the hardware profile's operator ceilings
+    (memory_ceilings_measured, qa335), so that what twice the bandwidth saves reads as half the time said (qa333)."""
+    def said(below: dict, whose: str) -> str:
+        by_share: dict[float, list[str]] = {}
+        for name, share in below.items():
+            by_share.setdefault(share, []).append(name.replace("_", " "))
+        parts = [f"{spoken_list(names)} at {format_significant(share)}" for share, names in by_share.items()]
+        return f"{'; '.join(parts)} of it: {whose}"
+
+    engine, device = p.get("memory_efficiencies") or {}, p.get("memory_ceilings_measured") or {}
+    parts = ([said(engine, f"{p['engine']}'s efficiency for {'them' if len(engine) > 1 else 'it'}")] if engine else []) + (
+        [said(device, f"the hardware profile's operator ceiling{'s' if len(device) > 1 else ''}")] if device else [])
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _overhead_bound(p: dict) -> bool:

@@ -250,6 +250,22 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     share = format_significant(round(load_engine("sglang").for_hardware("h200").quantised_moe_efficiency, 4))
     assert (f"its bytes take {format_seconds(one['memory_time_s'])} at the derated bandwidth (experts at {share} of it: "
             "sglang's efficiency for it), and twice the bandwidth gives") in predict_table(one), predict_table(one)
+    staged = roofline.predict("h200", "deepseek-v3", 1, 4096, tp=4, pp=2, engine="sglang")  # qa335: the round trip's too
+    assert staged["memory_time_s"] > staged["bytes_time_s"]
+    assert staged["step_time_s"] - staged["step_time_at_2x_bandwidth_s"] == pytest.approx(staged["memory_time_s"] / 2, rel=0.02)
+    int4 = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, weight_dtype="int4", engine="vllm")  # three GEMMs: them
+    eta = format_significant(round(load_engine("vllm").for_hardware("h100-sxm").weight_only_efficiency, 4))
+    assert set(int4["memory_efficiencies"]) == {"qkv_proj", "o_proj", "mlp"} and not int4["memory_ceilings_measured"]
+    # a hardware profile's measured operator ceilings are its own, not the engine's efficiency (qa335)
+    calibrated = dataclasses.replace(load_hardware("h200"), attention_memory_bytes_per_s=1.5e12)
+    cal = roofline.predict(calibrated, "qwen3-30b-a3b", 1, 4096, engine="vllm")
+    assert set(cal["memory_ceilings_measured"]) == {"attention"} and not cal["memory_efficiencies"]
+    assert cal["step_time_s"] - cal["step_time_at_2x_bandwidth_s"] == pytest.approx(cal["memory_time_s"] / 2, rel=0.02)
+    from roofline.tables import _efficiencies_text
+
+    assert _efficiencies_text(int4) == f" (qkv proj, o proj and mlp at {eta} of it: vllm's efficiency for them)"
+    assert _efficiencies_text(cal) == (f" (attention at {format_significant(cal['memory_ceilings_measured']['attention'])} "
+                                       "of it: the hardware profile's operator ceiling)")
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
     assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
     assert "overhead-bound" not in predict_table(q)
