@@ -10,6 +10,7 @@ import errno
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -1092,9 +1093,26 @@ def _unknown_option_text(exc) -> str:
     command = ctx.command_path if ctx is not None else "roofline"
     options = [o for param in (ctx.command.params if ctx is not None else ()) for o in getattr(param, "opts", ())
                if o.startswith("--")]
-    offered = list(dict.fromkeys([*(o for o in options if o.startswith(name + "-")), *(exc.possibilities or ())]))[:4]
+    offered = list(dict.fromkeys([*(o for o in options if o.startswith(name) and o != name), *(exc.possibilities or ())]))[:4]
     return (f"command line: {name}: expected an option of `{command}`, found none of that name"
             + (f" (did you mean {' or '.join(offered)}?)" if offered else f" (`{command} --help` lists them)"))
+
+
+COMMAND_ALIASES = {"hardware": "hw", "gpu": "hw", "gpus": "hw", "model": "models", "engine": "engines",
+                   "scenario": "scenarios", "measurement": "measurements", "plots": "plot", "reports": "report"}
+
+
+def _unknown_command_text(exc, name: str) -> str:
+    """'command line: hardware: expected a command of `roofline` (...), found none of that name (did you mean hw?)'."""
+    import difflib
+
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "roofline"
+    names = list(ctx.command.list_commands(ctx)) if ctx is not None and hasattr(ctx.command, "list_commands") else []
+    offered = list(dict.fromkeys([*([COMMAND_ALIASES[name]] if COMMAND_ALIASES.get(name) in names else []),
+                                  *difflib.get_close_matches(name, names, n=3)]))
+    return (f"command line: {name}: expected a command of `{command}`" + (f" ({', '.join(names)})" if names else "")
+            + ", found none of that name" + (f" (did you mean {' or '.join(offered)}?)" if offered else ""))
 
 
 def main() -> None:
@@ -1148,6 +1166,12 @@ def main() -> None:
                 sys.exit(exc.exit_code)
             if type(exc).__name__ == "NoSuchOption":  # house form, and an option the name begins (qa333: --dp was
                 typer.echo(f"error: {_unknown_option_text(exc)}", err=True)  # not offered --dp-attention)
+                sys.exit(exc.exit_code)
+            unknown = re.match(r"No such command '(.+)'\.", exc.format_message())
+            if unknown or (type(exc).__name__ == "BadOptionUsage" and "requires an argument" in exc.format_message()):
+                text = (_unknown_command_text(exc, unknown.group(1)) if unknown else  # house form (qa335)
+                        f"command line: {exc.option_name}: expected a value after it, found none")
+                typer.echo(f"error: {text}", err=True)
                 sys.exit(exc.exit_code)
             message = exc.format_message()
             said = found is not None and repr(found) in message  # click named the value itself (qa114: 'is not

@@ -205,7 +205,8 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     replicas = np.maximum(capped["replicas"].to_numpy(float), 1.0) if len(capped) else 1.0
     return {"headline": headline, "overall": overall, "per_source": per_source, "per_regime": regimes,
             "engines_used": {str(k): int(v) for k, v in used.items()},
-            "memory_capped": [{"row": int(r.row), "running_batch": float(run), "asked_sequences": float(asked)}
+            # every replica's sequences, as the row's batch (accuracy.csv's running_batch is a replica's; qa335)
+            "memory_capped": [{"row": int(r.row), "running_sequences": float(run), "asked_sequences": float(asked)}
                               for r, run, asked in zip(capped.itertuples(), capped["running_batch"].to_numpy(float) * replicas,
                                                        capped["concurrency"].fillna(capped["batch"]).to_numpy(float))]
             if len(capped) else [],
@@ -244,7 +245,7 @@ def report_text(summary: dict) -> str:
     for item in summary["skipped"]:
         lines.append(f"not predicted: row {item['row']} ({item['source_id']}): {item['why']}")
     if summary.get("memory_capped"):  # as fit says it (qa334: accuracy ran rows at 3 of their 62 without a word)
-        lines += ["", memory_capped_text(pd.DataFrame(summary["memory_capped"]))]
+        lines += ["", memory_capped_text(pd.DataFrame(summary["memory_capped"]).rename(columns={"running_sequences": "running_batch"}))]
     if h.get("in_sample_rows"):
         lines += ["", f"in sample: {h['in_sample_rows']} of the {h['rows']} rows are rows their engine was fitted on: "
                       "their errors are not a test of it"]

@@ -115,6 +115,18 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     summary = summarize(df, "mine", str(path), "all")
     assert summary["headline"]["in_sample_rows"] == 2
     assert "in sample: 2 of the 3 rows are rows their engine was fitted on: their errors are not a test of it" in report_text(summary)
+    import roofline.accuracy as accuracy
+
+    titles = []
+    real_plot = accuracy.plot_accuracy
+    accuracy.plot_accuracy = lambda df, path, title: (titles.append(title), real_plot(df, path, title))[1]
+    try:
+        accuracy.write_accuracy(tmp_path / "out", path=path, engine="mine", profiles=(tmp_path / "p",), split="all")
+    finally:
+        accuracy.plot_accuracy = real_plot
+    written = pd.read_csv(tmp_path / "out" / "accuracy.csv")
+    assert written["in_sample"].tolist() == [True, True, False] and "memory_capped" in written
+    assert "engine mine (2 in sample: not a test):" in titles[0], titles
     # qa310: it suggested `fit --cv`, which needs two sources (one server's rows are one) and named the engine unfound
     assert "`fit --cv` needs two sources" in said[0] and "--cv` predicts" not in said[0], said[0]
     recwarn.clear()
@@ -347,14 +359,16 @@ def test_rows_run_at_fewer_sequences_than_they_asked_are_said_as_fit_says_them(t
     from roofline.accuracy import accuracy_table, report_text, summarize
 
     path = tmp_path / "m.csv"
-    pd.DataFrame([{**ROW, "batch": "4096", "input_len": "32000"}, {**ROW, "gpus": "2", "batch": "8"}, ROW],
-                 columns=list(COLUMNS)).to_csv(path, index=False)
+    pd.DataFrame([{**ROW, "batch": "4096", "input_len": "32000"}, {**ROW, "gpus": "2", "batch": "8"}, ROW,
+                  {**ROW, "gpus": "4", "batch": "4096", "input_len": "32000"}], columns=list(COLUMNS)).to_csv(path, index=False)
     df = accuracy_table(path)
-    assert df["memory_capped"].tolist() == [True, False, False]
+    assert df["memory_capped"].tolist() == [True, False, False, True]
     assert df["running_batch"].iloc[0] < 4096 and df["running_batch"].iloc[1] == 4  # a replica's share, all running
+    assert df["running_batch"].iloc[3] == df["running_batch"].iloc[0]  # each of 4 replicas runs what one device holds
     summary = summarize(df, "vllm", str(path), "heldout")
-    assert summary["headline"]["memory_capped_rows"] == 1
+    assert summary["headline"]["memory_capped_rows"] == 2
     text = report_text(summary)
-    assert (f"memory: 1 row predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
-            f"queue (row 1 at {df['running_batch'].iloc[0]:,.0f} of its 4,096)") in text, text
+    one = df["running_batch"].iloc[0]
+    assert (f"memory: 2 rows predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
+            f"queue (row 1 at {one:,.0f} of its 4,096; row 4 at {4 * one:,.0f} of its 4,096)") in text, text  # every replica's
     assert "in sample:" not in text

@@ -353,6 +353,13 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
                                                 "found none of that name ("), err
     code, _, err = roofline("predict", "--dp", "8")  # qa333: an SGLang user's --dp, offered the option it begins
     assert code == 2 and "(did you mean --dp-attention or " in err and len(err.strip().splitlines()) == 1, err
+    code, _, err = roofline("predict", "--acc", "0.7")  # qa335: any option it begins, not only at a dash
+    assert code == 2 and "(did you mean --acceptance or --acceptance-length" in err, err
+    code, _, err = roofline("predict", "--model")  # qa335: click's own wording; an unknown command likewise
+    assert code == 2 and err.strip() == "error: command line: --model: expected a value after it, found none", err
+    code, _, err = roofline("hardware", "list")
+    assert code == 2 and err.strip().startswith("error: command line: hardware: expected a command of `roofline` (predict, ")
+    assert err.strip().endswith("found none of that name (did you mean hw?)"), err
 
 
 @pytest.mark.slow

@@ -415,8 +415,9 @@ def test_a_sweep_says_which_points_its_launches_set_as_predict_does(tmp_path):
     (tmp_path / "vllm-eager.yaml").write_text("type: engine\nname: vllm-eager\nsource: a test\ncosts_from: vllm\ngraphs: false\n")
     sc = scenario_from_dict({"name": "t", "hardware": "mi300x", "model": "llama-3.1-405b", "tp": 8, "weight_dtype": "fp8",
                              "method": "eagle", "engine": ["vllm", "vllm-eager"],
-                             "axes": {"batch": [4, 256], "context": [1024], "k": [0, 3], "alpha": [0.7]}}, "t.yaml")
+                             "axes": {"batch": [4, 32, 256], "context": [1024], "k": [0, 3], "alpha": [0.7]}}, "t.yaml")
     df = run_sweep(sc, load_configs(sc, (tmp_path,)))
+    assert all(df[c].dtype == bool for c in ("launch_bound", "verify_launch_bound", "draft_launch_bound"))
     assert not df[df.engine == "vllm"][["launch_bound", "verify_launch_bound", "draft_launch_bound"]].to_numpy().any()
     for row in df[df.engine == "vllm-eager"].itertuples():
         point = predict("mi300x", "llama-3.1-405b", batch=int(row.batch), context=1024, tp=8, weight_dtype="fp8",
@@ -428,3 +429,12 @@ def test_a_sweep_says_which_points_its_launches_set_as_predict_does(tmp_path):
     eager = df[df.engine == "vllm-eager"].set_index(["batch", "k"])
     assert eager.loc[(4, 0), "launch_bound"] and not eager.loc[(256, 0), "launch_bound"]  # 31.5 ms of launches at batch 4
     assert eager.loc[(4, 3), "verify_launch_bound"]
+    # qa335: at batch 32 the decode step is launch-bound and the verify pass of 4 x 32 tokens is not (the two swapped
+    # passed at batches 4 and 256)
+    assert eager.loc[(32, 3), "launch_bound"] and not eager.loc[(32, 3), "verify_launch_bound"]
+    from roofline.frontier import _candidates
+
+    drawn = _candidates(df[(df.engine == "vllm-eager") & (df.k == 3)])  # a plain point drawn from a speculative row:
+    drawn_plain = drawn[(drawn["decoding"] == "plain") & (drawn["batch"] == 32)]  # no verify or draft pass of its own
+    assert len(drawn_plain) == 1 and drawn_plain[["verify_launch_bound", "draft_launch_bound"]].isna().all(axis=None)
+    assert bool(drawn_plain["launch_bound"].iloc[0])
