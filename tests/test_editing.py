@@ -1090,7 +1090,7 @@ def test_the_family_warning_is_not_given_where_the_family_is_set_too_nor_before_
     kept = [line for line in err.splitlines() if "memory_fraction: set for every hardware but" in line]
     assert code == 0 and len(kept) == 1, err
     assert "keep their own (0.833 to 0.911): 0 'mi*', 1 'b[0-9]*', " in kept[0] and ", 4 'h200', " in kept[0], kept
-    assert "set overrides.N.memory_fraction too" in kept[0] and len(kept[0].split(": ", 1)[1]) < 450
+    assert "set overrides.N.memory_fraction too" in kept[0] and len(kept[0].split("my-mf.yaml: ", 1)[1]) < 450
     assert load_engine("my-mf", (tmp_path,)).for_hardware("h100-sxm").memory_fraction == pytest.approx(0.9)
 
 
