@@ -209,7 +209,13 @@ def unknown_key_error(where: str, key: object, known, prefix: str = "") -> Roofl
     # a name at least 0.7 alike, and those within 0.1 of it: `bandwith` is near link_bandwidth and memory_bandwidth (qa98)
     best = likeness(text, close[0]) if close else 0.0
     close = [c for c in close if best >= 0.7 and likeness(text, c) >= best - 0.1]
-    hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "one of " + ", ".join(sorted(known))
+    # a field as the JSON outputs name it, its unit in the name (price_usd_per_hour: price; qa336): the field, whose
+    # value carries its unit
+    stem = re.sub(r"_(usd_per_hour|bytes_per_s|flops_per_s|bytes|s)$", "", text)
+    if stem != text and stem in set(map(str, known)):
+        hint = f"did you mean {stem!r}, its value a number with its unit?"
+    else:
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "one of " + ", ".join(sorted(known))
     line = field_line(where, prefix + text)  # a file read with its lines: where the typo is (qa182: value errors said it)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{shown_field(prefix + text)}: expected a known field "
                          f"({hint}), found {text!r}")

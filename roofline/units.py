@@ -161,6 +161,13 @@ def parse_quantity(text: object, kind: str) -> float:
                                               u.upper() == u, u)):
             by_size.setdefault(table[u], u)
         shown = list(by_size.values())
+        if kind == "usd_per_hour":  # one spelling a size hid the others (qa336), and a price a month or a day is one
+            shown = list(table)  # an hour's once divided (730 hours a month)
+            per = re.search(r"/\s*(month|mo|day|d|year|yr)\b", unit, re.IGNORECASE)
+            hours = {"month": 730, "mo": 730, "day": 24, "d": 24, "year": 8760, "yr": 8760}.get(per.group(1).lower()) if per else None
+            if hours:
+                raise ValueError(f"a price an hour, like '{example}' (a price a {per.group(1)} is one an hour once divided "
+                                 f"by {hours:,}: {float(number_text) / hours:.4g} USD/h)")
         raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
                          + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "") + ")")  # (qa316)
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in

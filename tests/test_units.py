@@ -150,6 +150,25 @@ def test_a_refused_unit_lists_one_spelling_a_size_and_a_qualifier_after_it_is_na
     with pytest.raises(ValueError, match=r"^a unit among FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, EFLOP/s "
                                          r"\(like '989.4 TFLOP/s'; OP/s alike for integer dtypes: TOP/s\)$"):
         parse_quantity("4.8 PFLOPZ", "flops_per_s")
-    with pytest.raises(ValueError, match=r"^a unit among USD/h "):
+    with pytest.raises(ValueError, match=r"^a unit among USD/h, "):  # every hourly spelling since qa336
         parse_quantity("3 EUR/h", "usd_per_hour")
     assert [shown_value(v) for v in (1.2e15, 16.0, 3.1)] == ["1.2e+15", "16.0", "3.1"]
+
+
+def test_a_price_a_month_is_told_its_hourly_figure_and_every_hourly_spelling_is_listed():
+    """qa336: '1800 USD/month' was told 'a unit among USD/h', the other six spellings and the division unsaid."""
+    with pytest.raises(ValueError, match=r"a price a month is one an hour once divided by 730: 2.466 USD/h"):
+        parse_quantity("1800 USD/month", "usd_per_hour")
+    with pytest.raises(ValueError, match=r"divided by 24: 2 USD/h"):
+        parse_quantity("48 $/day", "usd_per_hour")
+    with pytest.raises(ValueError, match=r"a unit among USD/h, USD/hr, USD/hour, \$/h, \$/hr, \$/hour \(like"):
+        parse_quantity("3 EUR/h", "usd_per_hour")
+
+
+def test_a_field_named_as_the_json_names_it_is_pointed_to_the_field():
+    """qa336: price_usd_per_hour (hw show --json's name) was refused with a list of 27 fields."""
+    from roofline.errors import unknown_key_error
+
+    text = str(unknown_key_error("x.yaml", "price_usd_per_hour", ["price", "memory", "name"]))
+    assert text == "x.yaml: price_usd_per_hour: expected a known field (did you mean 'price', its value a number with its unit?), found 'price_usd_per_hour'"
+    assert "did you mean 'price'?" in str(unknown_key_error("x.yaml", "pric", ["price", "memory", "name"]))
