@@ -1021,6 +1021,12 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         # where no speculative row fits, the plain rows choose it and the verify pass is said not to fit (qa106)
         k_drawn = int(ops.loc[ops["pass"] == "verify", "q"].iloc[0]) - 1
         spec_fitting = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
+        if "method" in spec_fitting:  # a method no deployment runs for a model (its draft model of another tokenizer,
+            # a layout its engine refuses) sets no panel's batch (qa336: the refused drafter's memory held Qwen at 64)
+            from roofline.frontier import loadable
+
+            runnable = loadable(spec_fitting, tuple(meta.get("profiles") or ()), meta)
+            spec_fitting = runnable if len(runnable) else spec_fitting
         methods = spec_fitting["method"].astype(str).unique() if "method" in spec_fitting else []
         if len(methods) > 1:  # qa190: L4's 'B = 128' was EAGLE's and n-gram's, where the draft model fits to 74: a batch
             # where the verify pass fits under every method that fits in that panel at all (each drafter takes memory

@@ -1374,3 +1374,19 @@ def test_the_best_k_subtitle_says_both_where_one_panels_reversal_is_a_tie_and_an
     tie_only = df[(df["engine"] == "sglang") & (df["tp"] == 8)]  # its k 3 -> 2 -> 3 within 1%
     title = _figure("best_k_vs_batch", tie_only, ops, meta)._suptitle.get_text().replace("\n", " ")
     assert "a line that steps back and forth does so between k within 1% of each other in speedup" in title, title
+
+
+@pytest.mark.slow
+def test_the_roofline_figure_reads_its_large_batch_off_methods_a_deployment_runs(tmp_path):
+    """qa336: Qwen3-235B's panel read 'B = 64' where EAGLE fits 125: the draft model (Llama 3.2 1B, another tokenizer,
+    which no engine runs) held the batch where every method's verify pass fits to its own memory cap."""
+    from roofline.grid import scenario_meta
+
+    data = {"name": "t", "hardware": "h100-sxm", "model": "qwen3-235b-a22b", "tp": 8, "method": ["eagle", "draft"],
+            "draft": "llama-3.2-1b", "axes": {"batch": [1, 16, 125], "context": [2048], "k": [0, 3], "alpha": [0.8]}}
+    sc, configs, df, ops = _tables(data)
+    assert not df[(df["method"] == "draft") & (df["batch"] == 125) & (df["k"] == 3)]["fits_in_memory"].any()
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    (job,) = [job for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path) if job[0] == "roofline"]
+    legend = [t.get_text() for t in _figure("roofline", *job[1:4]).legends[0].get_texts()]
+    assert "decode step, B = 125, q = 1" in legend, legend
