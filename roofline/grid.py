@@ -214,6 +214,19 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             if len(sc.layout_list) < 2:
                 raise
             combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)
+            varied = [key for key in LAYOUT_KEYS if len(getattr(sc, key)) > 1]
+            if len(varied) == 1:  # one list: every value of it the model refuses, in one line (qa336: tp 3, then 5, 6, 7)
+                key = varied[0]
+                refused = []
+                for value in getattr(sc, key):
+                    try:
+                        deployment(model, c["weight_dtype"], c["kv_dtype"], **{k: (value if k == key else c[k]) for k in LAYOUT_KEYS},
+                                   expert_dtype=c["expert_dtype"], where=sc.path or sc.name)
+                    except RooflineError:
+                        refused.append(value)
+                others = [v for v in refused if v != c[key]]
+                raise RooflineError(f"{err}" + (f" ({key} {spoken_list([str(v) for v in others])} too: drop them from "
+                                                f"the {key} list)" if others else "")) from None
             raise RooflineError(f"{err} (the combination {combo} of the lists crossed; `layouts: [{{tp: 8}}, "
                                 "{dp_attention: 8, ep: 8}]` sweeps chosen layouts side by side)") from None
         dep = for_engine(dep, engines[c["engine"]].for_hardware(hws[c["hardware"]]), model)  # as the engine lays it out on it
