@@ -1998,6 +1998,11 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     compared = _list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name] if c in df and varied(c)])
     note = ((f" This question compares {compared}; its answer" if compared else " This question reads one config: its answer")
             + f" and figure hold {_list(kept)}, and the table holds every row." if kept else "")
+    others = [m for m in models_before if not by_model and m not in set(df["model"].astype(str))] if "model" in df else []
+    if note and others and meta.get("scenario"):  # qa336: the other model's answer is a copy's report, named
+        scenario = str(meta["scenario"])
+        note += (f" Another model's answer: `roofline scenarios new {scenario}-2 --from {scenario} --set model={others[0]}`, "
+                 f"then `roofline report {scenario}-2`.")
     return df, ops, meta, note
 
 

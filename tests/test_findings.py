@@ -655,6 +655,13 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
     df, note, _, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\n"
                                     "method: eagle\naxes: {batch: [16, 64], context: [4096], k: [1, 2], alpha: [0.5, 0.7, 0.9]}\n")
     assert set(df["alpha"]) == {0.7} and "α = 0.7 (of 0.5, 0.7, 0.9; 0.7 and 0.9 as near 0.8: the lower, the less favourable)" in note, note
+    # qa336: a question that reads one model of two says the command that answers for the other
+    df, note, _, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h200\n"
+                                    "model: [llama-3.1-8b, qwen3-8b]\nmethod: eagle\naxes: {batch: [1, 64], context: [4096], "
+                                    "k: [0, 2], alpha: [0.8]}\n")
+    assert set(df["model"]) == {"llama-3.1-8b"} and note.endswith(
+        "Another model's answer: `roofline scenarios new batch-vs-speculation-2 --from batch-vs-speculation --set "
+        "model=qwen3-8b`, then `roofline report batch-vs-speculation-2`."), note
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
     df, note, _, meta = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, "
                                        "deepseek-v3]\ntp: 8\nmethod: {llama-3.1-8b: eagle, deepseek-v3: mtp}\n"
