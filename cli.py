@@ -850,8 +850,12 @@ def cheapest(
     if force and out is None:  # qa114: accepted in silence
         raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
+        from types import SimpleNamespace
+
+        typed = _value_given(SimpleNamespace(opts=["--min-tokens-per-user"]), sys.argv[1:])  # as typed (qa336: 1e400 said inf)
+        shown = typed if typed is not None else str(min_tokens_per_user)
         raise RooflineError("command line: --min-tokens-per-user: expected a finite number of at least 0 (tokens/s), found "
-                            f"{min_tokens_per_user}")  # (qa307: the other number options' form)
+                            f"{shown!r}")  # (qa307: the other number options' form, the value quoted as they quote it)
     if out is not None:
         check_frontier_out(out, force, table)
     path, df = read_results(table)

@@ -142,7 +142,9 @@ def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     assert code == 2 and "fits_in_memory: expected true or false, found nothing (line 2)" in err
     rows.to_csv(tmp_path / "ok.csv", index=False)
     code, _, err = roofline("cheapest", tmp_path / "ok.csv", "--min-tokens-per-user", "inf")
-    assert code == 2 and "command line: --min-tokens-per-user: expected a finite number of at least 0 (tokens/s), found inf" in err
+    assert code == 2 and "command line: --min-tokens-per-user: expected a finite number of at least 0 (tokens/s), found 'inf'" in err
+    code, _, err = roofline("cheapest", tmp_path / "ok.csv", "--min-tokens-per-user", "1e400")  # qa336: said as parsed, inf
+    assert code == 2 and err.strip().endswith("found '1e400'"), err
 
 
 @pytest.mark.slow
