@@ -747,8 +747,8 @@ def step_metrics(
     host_on_path_s (what it adds to the device's time), launch_time_s, launch_kernels and launch_bound (an eager
     pass's launches: module docstring), host_microbatch_s (under pp a micro-batch's own host work,
     t_host_mb; t_host at pp 1), flops, bytes (per device per step), path_bytes (streamed on
-    the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (those bytes at
-    the memory ceilings their kernels reach: each operator's derated ceiling x eta_o),
+    the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (the memory-bound
+    operators' bytes of that path at the memory ceilings their kernels reach: each operator's derated ceiling x eta_o),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
     {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
@@ -791,9 +791,10 @@ def step_metrics(
             head_kernels += kernels
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
-        memory_s = memory_s + nbytes / memory_ceiling
+        op_memory_s = np.where(is_compute, 0.0, nbytes / memory_ceiling)  # a compute-bound operator's bytes: no time
+        memory_s = memory_s + op_memory_s  # that more bandwidth would save (qa337: half of it was not saved at batch 512)
         if name not in LAYER_OPERATORS:
-            head_s, head_bytes, head_memory_s = head_s + time_s, head_bytes + nbytes, head_memory_s + nbytes / memory_ceiling
+            head_s, head_bytes, head_memory_s = head_s + time_s, head_bytes + nbytes, head_memory_s + op_memory_s
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
@@ -824,7 +825,8 @@ def step_metrics(
         mean_layers_s, mean_layer_kernels = sum(t[0] for t in mean_terms), sum(t[5] for t in mean_terms)
         layer_bytes = [nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
         mean_layer_bytes = sum(layer_bytes)
-        mean_layer_memory_s = sum(nbytes / t[3] for nbytes, t in zip(layer_bytes, mean_terms))
+        mean_layer_memory_s = sum(np.where(t[1] / t[2] > nbytes / t[3], 0.0, nbytes / t[3])  # memory-bound ones'
+                                  for nbytes, t in zip(layer_bytes, mean_terms))
         mean_coll_kernels: dict = {}
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill,
                                        kernels=mean_coll_kernels)
@@ -899,8 +901,9 @@ def step_metrics(
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
         # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
         "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
-        # those bytes' time at the memory ceilings their kernels reach (each operator's derated ceiling x the engine's
-        # eta_o: a quantised MoE's, a weight-only GEMM's efficiency), where path_bytes / the derated bandwidth is below it
+        # the memory-bound operators' bytes of that path at the memory ceilings their kernels reach (each operator's
+        # derated ceiling x the engine's eta_o: a quantised MoE's, a weight-only GEMM's efficiency): the time more
+        # bandwidth saves, where path_bytes / the derated bandwidth counts compute-bound operators' bytes too
         "path_memory_time_s": np.where(round_trip, pp * mean_layer_memory_s + head_memory_s, m_micro * memory_s),
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the

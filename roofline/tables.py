@@ -32,11 +32,11 @@ def predict_table(point: dict) -> str:
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
-        + (f"; its bytes take {format_seconds(_memory_time_s(p))} at the derated bandwidth{_efficiencies_text(p)}, and "
+        + (f"; its {_bytes_said(p)} take {format_seconds(_memory_time_s(p))} at the derated bandwidth{_efficiencies_text(p)}, and "
            f"twice the bandwidth gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
-           if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else ")"),
+           if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else _step_aside(p) + ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
@@ -346,6 +346,24 @@ def _memory_time_s(p: dict) -> float:
     """The step's bytes at the bandwidth their kernels reach (memory_time_s: the engine's efficiencies below the derated
     ceiling included); bytes_time_s in a point written before it."""
     return p.get("memory_time_s", p["bytes_time_s"])
+
+
+def _step_aside(p: dict) -> str:
+    """What the step line says where it gives no bytes' time (qa337): a memory-bound step's kernels below the derated
+    bandwidth ('; its kernels reach less than the derated bandwidth (mlp at 0.714 of it: vllm's efficiency for it)'),
+    a compute-bound one's host work where it is over half the step, added to the device's time."""
+    if p["bound"] == "memory" and not p.get("launch_bound") and not _host_sets_step(p) and _efficiencies_text(p):
+        return f"; its kernels reach less than the derated bandwidth{_efficiencies_text(p)}"
+    added = p.get("host_on_path_s") or 0.0
+    if p["bound"] == "compute" and added > BYTES_SHARE_SAID * p["step_time_s"]:
+        return f"; host work, added to the device's time, is {format_seconds(added)} of it ({added / p['step_time_s']:.0%})"
+    return ""
+
+
+def _bytes_said(p: dict) -> str:
+    """'bytes', or "memory-bound operators' bytes" where some are compute-bound: memory_time_s counts only theirs, the
+    time more bandwidth saves (qa337)."""
+    return "memory-bound operators' bytes" if (p.get("compute_bound_share") or 0.0) > 0.0 else "bytes"
 
 
 def _efficiencies_text(p: dict) -> str:

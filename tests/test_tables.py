@@ -261,9 +261,24 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     cal = roofline.predict(calibrated, "qwen3-30b-a3b", 1, 4096, engine="vllm")
     assert set(cal["memory_ceilings_measured"]) == {"attention"} and not cal["memory_efficiencies"]
     assert cal["step_time_s"] - cal["step_time_at_2x_bandwidth_s"] == pytest.approx(cal["memory_time_s"] / 2, rel=0.02)
+    # qa337: at batch 512 a third of the operators' time is compute-bound: their bytes are not what bandwidth buys
+    wide = roofline.predict("h100-sxm", "llama-3.1-8b", 512, 1024)
+    assert wide["memory_time_s"] < 0.85 * wide["bytes_time_s"]
+    assert wide["step_time_s"] - wide["step_time_at_2x_bandwidth_s"] == pytest.approx(wide["memory_time_s"] / 2, rel=0.1)
+    assert f"its memory-bound operators' bytes take {format_seconds(wide['memory_time_s'])} at" in predict_table(wide)
     from roofline.tables import _efficiencies_text
 
     assert _efficiencies_text(int4) == f" (qkv proj, o proj and mlp at {eta} of it: vllm's efficiency for them)"
+    # qa337: a memory-bound step without the bytes' sentence still says its kernels' share; a compute-bound step whose
+    # added host work is most of it says so
+    assert (f"(memory-bound; its kernels reach less than the derated bandwidth (qkv proj, o proj and mlp at {eta} of it: "
+            "vllm's efficiency for them))") in predict_table(int4), predict_table(int4)
+    busy = roofline.predict("h100-sxm", "llama-3.1-8b", 300, 256)
+    assert busy["bound"] == "compute" and busy["host_on_path_s"] > 0.5 * busy["step_time_s"]  # (its verdict rests on the
+    assert (f"; host work, added to the device's time, is {format_seconds(busy['host_on_path_s'])} of it "  # MLP's padded
+            f"({busy['host_on_path_s'] / busy['step_time_s']:.0%}))") in predict_table(busy), predict_table(busy)  # rows)
+    plain = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")
+    assert "its kernels reach" not in predict_table(plain) and "host work, added" not in predict_table(plain)
     assert _efficiencies_text(cal) == (f" (attention at {format_significant(cal['memory_ceilings_measured']['attention'])} "
                                        "of it: the hardware profile's operator ceiling)")
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
