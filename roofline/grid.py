@@ -85,14 +85,15 @@ AXIS = {name: i for i, name in enumerate(GRID_AXES)}
 LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype")
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch",
                "baseline_max_batch", "best_k", "break_even_batch")
-BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit", "launch_bound",
-                "verify_launch_bound", "draft_launch_bound")
+BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit",
+                "break_even_at_last_batch", "launch_bound", "verify_launch_bound", "draft_launch_bound")
 OUTPUT_COLUMNS = (
     "step_time_s", "comm_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "mbu", "mfu", "verify_compute_bound", "flops_per_token",
     "bytes_per_token", "baseline_flops_per_token", "wasted_flops_fraction", "memory_needed_bytes",
     "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "break_even_at_memory_limit",
+    "break_even_at_last_batch",
     "cost_usd_per_million_tokens", "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
     "launch_bound", "verify_launch_bound", "draft_launch_bound",
 )
@@ -473,6 +474,10 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # still paying where memory ends the search: a lower bound, as predict's spec.break_even_at_memory_limit (qa299)
     out["break_even_at_memory_limit"] = np.broadcast_to((be > 0) & (be == cap), shape)
+    # still paying at the sweep's last batch where larger ones fit: a lower bound too (qa337: 256 read as where it stops,
+    # said on the terminal only)
+    last = float(np.max(batch))
+    out["break_even_at_last_batch"] = np.broadcast_to((be > 0) & (be == last) & (cap > last), shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
     devices = cfg.dep.devices + uses_draft_device.astype(np.float64)

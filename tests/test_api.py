@@ -773,6 +773,8 @@ def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_
              "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}}
     df = roofline.sweep(sweep)
     assert set(df.loc[df["k"] == 2, "break_even_batch"]) == {8} and (df["max_batch"] > 8).all()
+    # qa337: the rows say it too, where the terminal's line is gone
+    assert df.loc[df["k"] == 2, "break_even_at_last_batch"].all() and not df.loc[df["k"] == 0, "break_even_at_last_batch"].any()
     (line,) = [str(w.message) for w in recwarn if "lower bound" in str(w.message)]
     assert line == ("sweep: break_even_batch is the sweep's last batch, 8, in 1 (config, context, alpha, k) cell(s) where "
                     "speculation still pays there and larger batches fit: a lower bound (a batch axis reaching further, or "
@@ -788,6 +790,7 @@ def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_
     capped = roofline.sweep({**sweep, "hardware": "l4", "axes": {**sweep["axes"], "batch": [1, 64, 4096], "context": [256]}})
     spec = capped[capped["k"] == 2]
     assert (spec["break_even_batch"] == spec["max_batch"]).all() and (spec["max_batch"] < 4096).all()
+    assert spec["break_even_at_memory_limit"].all() and not spec["break_even_at_last_batch"].any()  # memory, not the sweep
     (line,) = [str(w.message) for w in recwarn if "largest batch that fits (max_batch)" in str(w.message)]
     assert line.startswith("sweep: break_even_batch is the largest batch that fits (max_batch) in 1 (config, context, alpha, k) cell(s)")
 
