@@ -648,14 +648,15 @@ def arrange(fig: Figure) -> None:
 FOOTER_GID = "roofline-footer"  # the footer's artist id: `arrange` keeps the panels' x labels above it
 
 
-def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> None:
+def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str, gains: bool = True) -> None:
     """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
     figure's width in lines of about equal length (`_balanced_fill`). A setup part that the subset note names
-    ('engine vllm' beside 'engine vllm only') is said once, by the note."""
+    ('engine vllm' beside 'engine vllm only') is said once, by the note. `gains`: whether the figure shows speculative
+    gains (the footer's caveat on them: not on a figure of pass times, qa337)."""
     parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part.replace(NBSP, ' ')} only" not in note.split(", ")]
     line = " · ".join([*parts, *([note] if note else [])])
     fig.suptitle("\n".join(_balanced_fill(part, title_chars(fig)) for part in (*what.split("\n"), line)))
-    footer(fig, meta)
+    footer(fig, meta, gains)
 
 
 def title_chars(fig: Figure) -> int:
@@ -669,7 +670,7 @@ def wrapped_title(fig: Figure, text: str) -> None:
     fig.suptitle(_balanced_fill(text, title_chars(fig)))
 
 
-def footer(fig: Figure, meta: dict) -> None:
+def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
     """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn; that speculative gains
     run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far; that a batch above an engine's
     speculating cap assumes it raised, meta's `speculating_caps`; the rows drawn that no setup of their engine runs,
@@ -685,7 +686,7 @@ def footer(fig: Figure, meta: dict) -> None:
     ks = [k for k in (meta.get("axes") or {}).get("k") or [1] if k is not None]  # k 0 alone drafts nothing (qa111)
     speculating = any(m != "none" for m in (methods if isinstance(methods, list) else [methods])) and any(k > 0 for k in ks)
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
-    late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
+    late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating and gains else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
@@ -1150,7 +1151,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     what += ", at the smallest batch and the largest swept that fits in memory"  # (qa208: not the largest that fits)
     if "pp" in ops and (pd.to_numeric(ops["pp"], errors="coerce") > 1).any():  # (qa245: read as the whole batch's)
         what += "\nunder pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences"
-    _title(fig, what, title_meta, models, _memory_note(df, _join(note, placed) if placed else note))
+    _title(fig, what, title_meta, models, _memory_note(df, _join(note, placed) if placed else note), gains=False)
     place_labels(fig, labels)
     return fig
 
@@ -1394,7 +1395,7 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     hosted = [e for e in meta.get("verify_adds_host") or [] if e in drawn] if ks else []
     host_note = (f"verify passes under {spoken_list(hosted)} hold the host work a decode step hides behind the device "
                  "(host_overlap_speculating false)") if hosted else ""  # qa333: read as the pass's own cost
-    _title(fig, what, meta, models, _memory_note(df, _join(_join(note, k_note), host_note)))
+    _title(fig, what, meta, models, _memory_note(df, _join(_join(note, k_note), host_note)), gains=False)
     return fig
 
 

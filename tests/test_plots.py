@@ -1390,3 +1390,20 @@ def test_the_roofline_figure_reads_its_large_batch_off_methods_a_deployment_runs
     (job,) = [job for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path) if job[0] == "roofline"]
     legend = [t.get_text() for t in _figure("roofline", *job[1:4]).legends[0].get_texts()]
     assert "decode step, B = 125, q = 1" in legend, legend
+
+
+@pytest.mark.slow
+def test_the_optimistic_gains_caveat_is_on_the_figures_of_gains_only(tmp_path):
+    """qa337: 'speculative gains at batch 32 and above run optimistic' footed the roofline and the pass-time figures,
+    which show no gains."""
+    from roofline.grid import scenario_meta
+    from roofline.serving import OPTIMISTIC
+
+    sc, configs, df, ops = _tables({**SMALL, "engine": "vllm", "axes": {**SMALL["axes"], "batch": [1, 64]}})
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    footers = {}
+    for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path):
+        fig = _figure(job[0], *job[1:4])
+        footers[job[0]] = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID).replace("\n", " ")
+    assert OPTIMISTIC not in footers["roofline"] and OPTIMISTIC not in footers["step_time_vs_tokens"], footers
+    assert OPTIMISTIC in footers["speedup_heatmap"] and OPTIMISTIC in footers["throughput_vs_batch"], footers
