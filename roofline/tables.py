@@ -665,7 +665,8 @@ def hardware_table(hw) -> str:
     for dtype, flops in hw.peak_flops_per_s.items():
         unit = peak_unit(dtype)
         formats = f"  ({', '.join(f.upper() for f in hw.fp4_formats)} weights)" if dtype == "fp4" else ""
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {flops / hw.mem_bw_bytes_per_s:.0f} "
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {flops / hw.mem_bw_bytes_per_s:.0f}, "
+                     f"derated {hw.ridge_point_flops_per_byte(dtype, derated=True):.0f} "  # what predictions use (qa337)
                      f"{unit[:-2]}/byte{formats}")
     lines += [
         f"  compute achievable x {_share(hw.compute_efficiency)}"  # as the profile gives it (qa315: 0.776 shown 0.78)

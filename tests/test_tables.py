@@ -109,6 +109,10 @@ def test_hw_show_writes_integer_peaks_as_operations_and_float_peaks_as_flops():
     (bf16,) = [line for line in lines if line.strip().startswith("bf16 ")]
     assert "OP/s" in int8 and "FLOP" not in int8 and int8.endswith("OP/byte")
     assert "989 TFLOP/s" in bf16 and bf16.endswith("FLOP/byte")
+    # qa337: the derated ridge a prediction uses beside the peak one, 989.4 x 0.80 / (3.35 x 0.85) = 278
+    hw = load_hardware("h100-sxm")
+    derated = hw.peak_flops_per_s["bf16"] * hw.compute_efficiency / (hw.mem_bw_bytes_per_s * hw.mem_efficiency)
+    assert bf16.endswith(f"peak ridge 295, derated {derated:.0f} FLOP/byte") and round(derated) == 278
 
 
 def test_hw_show_indents_every_further_line_of_a_profiles_source_and_notes_under_its_label():
