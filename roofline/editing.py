@@ -1965,9 +1965,17 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     both = all(fits)
     same_rows = both and all(f.get("file") == fits[0].get("file") and f.get("row_numbers") == fits[0].get("row_numbers")
                              for f in fits)  # qa203: 0.078 on 194 published rows against 0.021 on 8 read as 0.27x
-    rows.append(("fitted RMS log error" if same_rows or not both else "fitted RMS log error (each on its own rows: not compared)",
-                 *((f.get("rms_log_error") if same_rows else str(f.get("rms_log_error", "-"))) for f in fits),
-                 "" if same_rows else "text"))
+    from roofline.tables import fit_edited
+
+    edited = [fit_edited(e) for e in (ea, eb)]  # qa340: a copy's hand-set costs reported with its source's fit error
+    if any(edited):
+        rows.append(("fitted RMS log error (of the fit's values; set by hand since: not this profile's)",
+                     *(f"{f.get('rms_log_error', '-')}" + (f", before {', '.join(x)}" if x else "") for f, x in zip(fits, edited)),
+                     "text"))
+    else:
+        rows.append(("fitted RMS log error" if same_rows or not both else "fitted RMS log error (each on its own rows: not compared)",
+                     *((f.get("rms_log_error") if same_rows else str(f.get("rms_log_error", "-"))) for f in fits),
+                     "" if same_rows else "text"))
     dep = deployment(ref, tp=tp, where="command line")
     rows += _reference_points(tuple((hw, ref, dep, e) for e in on),
                               f"{model_name} decoding on {dep.devices} x {hw.name} (tp {tp}, native precision):")

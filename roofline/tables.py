@@ -1066,17 +1066,30 @@ def _memory_share_text(e) -> str:
 
 def _overrides_set_by_hand(e) -> list[str]:
     """'kernel_latency on mi*' for each `overrides.N.FIELD` the profile file's header says was set by hand (editing's
-    HAND_SET line; qa203: `engines show` listed the general fields set since the fit, not a family's)."""
+    HAND_SET line; qa203: `engines show` listed the general fields set since the fit, not a family's), and for each
+    fitted field of every entry where `overrides` was set whole (qa340)."""
     fitted = {str(p) for p in ((e.fitted or {}).get("start") or {})}  # a fit parameter's, as the general fields (qa212)
     out = []
-    for field in _set_by_hand(e.path):
+    hand = _set_by_hand(e.path)
+    for field in hand:
         parts = field.split(".")
         if len(parts) == 3 and parts[0] == "overrides" and parts[1].isdigit() and int(parts[1]) < len(e.overrides):
             glob, changes = e.overrides[int(parts[1])]
             key = parts[2]
             if key in fitted and any(k.removesuffix("_s").removesuffix("_bytes") == key for k in changes):  # still set there
                 out.append(f"{key} on {glob}")
-    return out
+    if "overrides" in hand:  # the list set whole: every fitted value in it is the user's
+        out += [f"{k.removesuffix('_s').removesuffix('_bytes')} on {glob}" for glob, changes in e.overrides for k in changes
+                if k.removesuffix("_s").removesuffix("_bytes") in fitted]
+    return list(dict.fromkeys(out))
+
+
+def fit_edited(e) -> list[str]:
+    """The fitted values of engine `e` set by hand since its fit (its general fields out of `fitted.parameters`, and a
+    family's overrides): the fit's RMS error is not this profile's where any is (`engines show`, `engines diff`)."""
+    fitted = e.fitted or {}
+    still = set(fitted.get("parameters") or ())
+    return [str(p) for p in (fitted.get("start") or {}) if str(p) not in still] + _overrides_set_by_hand(e)
 
 
 def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = None) -> list[str]:
@@ -1102,7 +1115,8 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
             f"{', '.join(entry.get('models') or ())}; {', '.join('plain' if m == 'none' else m for m in entry.get('methods') or ())}"
             for i, (name, entry) in enumerate((fitted.get("fitted_on") or {}).items())] + (
             [f"    set by hand after fit   {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
-            if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still] + list(overrides_by_hand or []))
+            if (edited := list(dict.fromkeys([str(p) for p in (fitted.get("start") or {}) if str(p) not in still]
+                                             + list(overrides_by_hand or []))))
             else [])
 
 

@@ -2309,3 +2309,20 @@ def test_a_peak_set_whose_pair_was_equal_to_it_says_the_pair_is_left_as_it_was(t
     assert len(lines) == 1 and lines[0].startswith(f"{tmp_path / 'acme.yaml'}: peak_flops.int8 is still 1.98 POP/s"), lines
     assert said(lambda: set_fields("hardware", "acme", ["peak_flops.fp8=2.4 PFLOP/s", "peak_flops.int8=2.4 POP/s"],
                                    (tmp_path,))) == []
+
+
+def test_engines_diff_says_a_fit_error_is_not_a_copys_whose_fitted_values_were_set_by_hand(roofline, tmp_path):
+    """qa340: a copy whose kernel latency and host work were set by hand showed its source's 'fitted RMS log error 0.0777
+    0.0777 1x', read as its own accuracy; `overrides` set whole was not counted as set by hand either."""
+    code, _, err = roofline("engines", "new", "my-v", "--from", "vllm", "--set", "kernel_latency=4us", "--set",
+                            "overrides=[{hardware: 'rtx*', kernel_latency: 6 us}]", "--dir", tmp_path)
+    assert code == 0, err
+    code, out, err = roofline("--profiles", tmp_path, "engines", "diff", "vllm", "my-v", "--hardware", "h100-sxm")
+    assert code == 0, err
+    (row,) = [line for line in out.splitlines() if line.startswith("fitted RMS log error")]
+    assert row.startswith("fitted RMS log error (of the fit's values; set by hand since: not this profile's)"), row
+    assert ", before kernel_latency, kernel_latency on rtx*" in row, row
+    code, out, _ = roofline("--profiles", tmp_path, "engines", "show", "my-v")
+    assert "set by hand after fit   kernel_latency, kernel_latency on rtx* (the RMS error above" in out, out
+    code, out, _ = roofline("engines", "diff", "vllm", "sglang", "--hardware", "h100-sxm")  # fits untouched: as before
+    assert any(line.startswith("fitted RMS log error (each on its own rows") for line in out.splitlines())
