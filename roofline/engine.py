@@ -277,6 +277,19 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment, model: ModelSpec) -> str
             f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency{experts}")
 
 
+def bytes_set_time_s(t_compute, t_memory, t_op, overlap_exponent: float | None = None):
+    """The part of an operator's time t_op = (t_c^p + t_m^p)^(1/p) (op_time_s) its bytes set: t_m x dt_op/dt_m =
+    t_m (t_m / t_op)^(p - 1), all of t_m where compute and memory add (p = 1), t_m where memory bounds the max form
+    and 0 where compute does (p None); halving t_m (twice the bandwidth) saves about half of it, exactly at p = 1
+    (qa339: sglang's and trtllm's compute-bound operators' bytes are halved too)."""
+    t_memory = np.asarray(t_memory, dtype=np.float64)
+    if overlap_exponent is None:
+        return np.where(t_memory >= np.asarray(t_compute, dtype=np.float64), t_memory, 0.0)
+    t_op = np.asarray(t_op, dtype=np.float64)
+    share = np.where(t_op > 0, t_memory / np.where(t_op > 0, t_op, 1.0), 0.0)
+    return t_memory * np.minimum(share, 1.0) ** (float(overlap_exponent) - 1.0)
+
+
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):
     """max(flops / compute ceiling, bytes / memory ceiling), or the p-norm when overlap_exponent is set."""
     t_compute = np.asarray(flops, dtype=np.float64) / compute_flops_per_s
@@ -747,8 +760,8 @@ def step_metrics(
     host_on_path_s (what it adds to the device's time), launch_time_s, launch_kernels and launch_bound (an eager
     pass's launches: module docstring), host_microbatch_s (under pp a micro-batch's own host work,
     t_host_mb; t_host at pp 1), flops, bytes (per device per step), path_bytes (streamed on
-    the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (the memory-bound
-    operators' bytes of that path at the memory ceilings their kernels reach: each operator's derated ceiling x eta_o),
+    the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (the part of that
+    path's time its bytes set, bytes_set_time_s, at the memory ceilings the kernels reach: derated ceiling x eta_o),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
     {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
@@ -791,8 +804,8 @@ def step_metrics(
             head_kernels += kernels
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
-        op_memory_s = np.where(is_compute, 0.0, nbytes / memory_ceiling)  # a compute-bound operator's bytes: no time
-        memory_s = memory_s + op_memory_s  # that more bandwidth would save (qa337: half of it was not saved at batch 512)
+        op_memory_s = bytes_set_time_s(effective_flops / ceiling, nbytes / memory_ceiling, time_s - latency_s, p)
+        memory_s = memory_s + op_memory_s  # (qa337: half of every byte's time was not saved at batch 512; qa339: p = 1)
         if name not in LAYER_OPERATORS:
             head_s, head_bytes, head_memory_s = head_s + time_s, head_bytes + nbytes, head_memory_s + op_memory_s
         at_peak_s = at_peak_s + flops / peaks[name]
@@ -825,7 +838,7 @@ def step_metrics(
         mean_layers_s, mean_layer_kernels = sum(t[0] for t in mean_terms), sum(t[5] for t in mean_terms)
         layer_bytes = [nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]
         mean_layer_bytes = sum(layer_bytes)
-        mean_layer_memory_s = sum(np.where(t[1] / t[2] > nbytes / t[3], 0.0, nbytes / t[3])  # memory-bound ones'
+        mean_layer_memory_s = sum(bytes_set_time_s(t[1] / t[2], nbytes / t[3], t[0] - t[4], p)
                                   for nbytes, t in zip(layer_bytes, mean_terms))
         mean_coll_kernels: dict = {}
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill,
@@ -901,9 +914,9 @@ def step_metrics(
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
         # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
         "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
-        # the memory-bound operators' bytes of that path at the memory ceilings their kernels reach (each operator's
-        # derated ceiling x the engine's eta_o: a quantised MoE's, a weight-only GEMM's efficiency): the time more
-        # bandwidth saves, where path_bytes / the derated bandwidth counts compute-bound operators' bytes too
+        # the part of that path's time its bytes set (bytes_set_time_s, at the memory ceilings the kernels reach: each
+        # operator's derated ceiling x the engine's eta_o, a quantised MoE's or a weight-only GEMM's efficiency): about
+        # twice what twice the bandwidth saves, where path_bytes / the derated bandwidth is every byte's time
         "path_memory_time_s": np.where(round_trip, pp * mean_layer_memory_s + head_memory_s, m_micro * memory_s),
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the

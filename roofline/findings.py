@@ -2001,9 +2001,26 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     others = [m for m in models_before if not by_model and m not in set(df["model"].astype(str))] if "model" in df else []
     if note and others and meta.get("scenario"):  # qa336: the other model's answer is a copy's report, named
         scenario = str(meta["scenario"])
-        note += (f" Another model's answer: `roofline scenarios new {scenario}-2 --from {scenario} --set model={others[0]}`, "
-                 f"then `roofline report {scenario}-2`.")
+        source = _scenario_source(scenario, meta.get("scenario_file"))
+        by_model = meta.get("method_by_model") or {}  # a per-model method map: the copy's one model's method (qa339)
+        method = f" --set method={by_model[others[0]]}" if others[0] in by_model else ""
+        note += (f" Another model's answer: `roofline scenarios new {scenario}-2 --from {source} --set model={others[0]}"
+                 f"{method}`, then `roofline report {scenario}-2`.")
     return df, ops, meta, note
+
+
+def _scenario_source(name: str, file: str | None) -> str:
+    """How `scenarios new --from` finds the scenario a report read: its name where that finds this file (a shipped or
+    user scenario), else the file's path (qa339: a scenario run from a file was suggested by name, refused)."""
+    from roofline.scenario import load_scenario
+
+    if not file:
+        return name
+    try:
+        found = load_scenario(name).path
+    except RooflineError:
+        found = None
+    return name if found and Path(found).resolve() == Path(file).resolve() else file
 
 
 FINDINGS = {

@@ -32,7 +32,7 @@ def predict_table(point: dict) -> str:
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
-        + (f"; its {_bytes_said(p)} take {format_seconds(_memory_time_s(p))} at the derated bandwidth{_efficiencies_text(p)}, and "
+        + (f"; its bytes set {format_seconds(_memory_time_s(p))} of it at the derated bandwidth{_efficiencies_text(p)}, and "
            f"twice the bandwidth gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
@@ -343,8 +343,9 @@ OVERHEAD_LEFT_AT_2X = 0.8  # and where twice the bandwidth leaves more of it, it
 
 
 def _memory_time_s(p: dict) -> float:
-    """The step's bytes at the bandwidth their kernels reach (memory_time_s: the engine's efficiencies below the derated
-    ceiling included); bytes_time_s in a point written before it."""
+    """The part of the step its bytes set, at the bandwidth their kernels reach (memory_time_s: engine.bytes_set_time_s,
+    the engine's efficiencies below the derated ceiling included), about twice what twice the bandwidth saves;
+    bytes_time_s in a point written before it."""
     return p.get("memory_time_s", p["bytes_time_s"])
 
 
@@ -355,15 +356,10 @@ def _step_aside(p: dict) -> str:
     if p["bound"] == "memory" and not p.get("launch_bound") and not _host_sets_step(p) and _efficiencies_text(p):
         return f"; its kernels reach less than the derated bandwidth{_efficiencies_text(p)}"
     added = p.get("host_on_path_s") or 0.0
-    if p["bound"] == "compute" and added > BYTES_SHARE_SAID * p["step_time_s"]:
+    if p["bound"] == "compute" and not _host_sets_step(p) and added > BYTES_SHARE_SAID * p["step_time_s"]:  # (qa339: a
+        # host-bound step's overlapped host work said as added)
         return f"; host work, added to the device's time, is {format_seconds(added)} of it ({added / p['step_time_s']:.0%})"
     return ""
-
-
-def _bytes_said(p: dict) -> str:
-    """'bytes', or "memory-bound operators' bytes" where some are compute-bound: memory_time_s counts only theirs, the
-    time more bandwidth saves (qa337)."""
-    return "memory-bound operators' bytes" if (p.get("compute_bound_share") or 0.0) > 0.0 else "bytes"
 
 
 def _efficiencies_text(p: dict) -> str:
@@ -375,7 +371,7 @@ def _efficiencies_text(p: dict) -> str:
         for name, share in below.items():
             by_share.setdefault(share, []).append(name.replace("_", " "))
         parts = [f"{spoken_list(names)} at {format_significant(share)}" for share, names in by_share.items()]
-        return f"{'; '.join(parts)} of it: {whose}"
+        return f"{', '.join(parts)} of it: {whose}"  # ', ' within a group, '; ' between them (qa339)
 
     engine, device = p.get("memory_efficiencies") or {}, p.get("memory_ceilings_measured") or {}
     parts = ([said(engine, f"{p['engine']}'s efficiency for {'them' if len(engine) > 1 else 'it'}")] if engine else []) + (

@@ -163,11 +163,14 @@ def parse_quantity(text: object, kind: str) -> float:
         shown = list(by_size.values())
         if kind == "usd_per_hour":  # one spelling a size hid the others (qa336), and a price a month or a day is one
             shown = list(table)  # an hour's once divided (730 hours a month)
-            per = re.search(r"/\s*(month|mo|day|d|year|yr)\b", unit, re.IGNORECASE)
-            hours = {"month": 730, "mo": 730, "day": 24, "d": 24, "year": 8760, "yr": 8760}.get(per.group(1).lower()) if per else None
-            if hours:
-                raise ValueError(f"a price an hour, like '{example}' (a price a {per.group(1)} is one an hour once divided "
-                                 f"by {hours:,}: {float(number_text) / hours:.4g} USD/h)")
+            per = re.fullmatch(r"(USD|\$)\s*/\s*(month|mo|day|d|year|yr)", unit.strip(), re.IGNORECASE)  # dollars only
+            span = {"month": "month", "mo": "month", "day": "day", "d": "day", "year": "year", "yr": "year"}.get(
+                per.group(2).lower()) if per else None  # (qa339: '1800 EUR/month' was told a figure in USD)
+            number = float(decimal.Decimal(number_text.strip())) if span else 0.0
+            if span and is_finite(number) and number > 0:
+                hours = {"month": 730, "day": 24, "year": 8760}[span]
+                raise ValueError(f"a price an hour, like '{example}' (a price a {span} is one an hour once divided "
+                                 f"by {hours:,}: {number / hours:.4g} USD/h)")
         raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
                          + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "") + ")")  # (qa316)
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in

@@ -791,6 +791,16 @@ def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_
     spec = capped[capped["k"] == 2]
     assert (spec["break_even_batch"] == spec["max_batch"]).all() and (spec["max_batch"] < 4096).all()
     assert spec["break_even_at_memory_limit"].all() and not spec["break_even_at_last_batch"].any()  # memory, not the sweep
+    # qa339: a last batch that is the memory cap is memory's bound; a break-even inside the sweep is no bound at all
+    base = {**sweep, "axes": {**sweep["axes"], "k": [0, 3]}}
+    at_cap = roofline.sweep({**base, "axes": {**base["axes"], "batch": [1, 64, 434]}})
+    at_cap = at_cap[at_cap["k"] == 3]
+    assert (at_cap["max_batch"] == 434).all() and (at_cap["break_even_batch"] == 434).all()
+    assert at_cap["break_even_at_memory_limit"].all() and not at_cap["break_even_at_last_batch"].any()
+    inside = roofline.sweep({**base, "axes": {**base["axes"], "batch": [1, 8, 512], "context": [256], "alpha": [0.6]}})
+    inside = inside[inside["k"] == 3]
+    assert (inside["break_even_batch"] < 512).all() and (inside["break_even_batch"] > 8).all()
+    assert not inside["break_even_at_last_batch"].any() and not inside["break_even_at_memory_limit"].any()
     (line,) = [str(w.message) for w in recwarn if "largest batch that fits (max_batch)" in str(w.message)]
     assert line.startswith("sweep: break_even_batch is the largest batch that fits (max_batch) in 1 (config, context, alpha, k) cell(s)")
 

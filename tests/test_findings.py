@@ -4,6 +4,7 @@ against numbers worked out by hand; the sentences quote the table's numbers."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -645,7 +646,7 @@ def test_a_question_comparing_models_reads_the_main_engine_as_every_section_does
     assert "engine vllm (of ideal, vllm)" in note
 
 
-def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_models_own_dtype(tmp_path):
+def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_models_own_dtype(tmp_path, roofline):
     """A user's kv-caps-batch over alpha [0.6, 0.9] said 1.83x and 2.89x for one batch, 'at batch 1' where batch 1 was
     not swept; over models of different native dtypes it held weight dtype bf16 and dropped DeepSeek-V3 (fp8)."""
     df, note, text, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\n"
@@ -659,9 +660,18 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
     df, note, _, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h200\n"
                                     "model: [llama-3.1-8b, qwen3-8b]\nmethod: eagle\naxes: {batch: [1, 64], context: [4096], "
                                     "k: [0, 2], alpha: [0.8]}\n")
+    # (qa339: by the file it was read from, where its name finds the built-in; a per-model method map's method set too)
+    source = tmp_path / "batch-vs-speculation.yaml"
     assert set(df["model"]) == {"llama-3.1-8b"} and note.endswith(
-        "Another model's answer: `roofline scenarios new batch-vs-speculation-2 --from batch-vs-speculation --set "
+        f"Another model's answer: `roofline scenarios new batch-vs-speculation-2 --from {source} --set "
         "model=qwen3-8b`, then `roofline report batch-vs-speculation-2`."), note
+    df, note, _, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h200\n"
+                                    "model: [llama-3.1-8b, qwen3-8b]\nmethod: {llama-3.1-8b: eagle, qwen3-8b: ngram}\n"
+                                    "axes: {batch: [1, 64], context: [4096], k: [0, 2], alpha: [0.8]}\n")
+    command = note.split("Another model's answer: `")[1].split("`")[0]
+    assert command.endswith("--set model=qwen3-8b --set method=ngram"), command
+    code, _, err = roofline(*shlex.split(command)[1:], "--dir", tmp_path / "u")
+    assert code == 0, err
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
     df, note, _, meta = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, "
                                        "deepseek-v3]\ntp: 8\nmethod: {llama-3.1-8b: eagle, deepseek-v3: mtp}\n"

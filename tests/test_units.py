@@ -163,6 +163,13 @@ def test_a_price_a_month_is_told_its_hourly_figure_and_every_hourly_spelling_is_
         parse_quantity("48 $/day", "usd_per_hour")
     with pytest.raises(ValueError, match=r"a unit among USD/h, USD/hr, USD/hour, \$/h, \$/hr, \$/hour \(like"):
         parse_quantity("3 EUR/h", "usd_per_hour")
+    with pytest.raises(ValueError, match=r"a price a year is one an hour once divided by 8,760: 2.283 USD/h"):
+        parse_quantity("20000 USD/yr", "usd_per_hour")
+    with pytest.raises(ValueError, match=r"a price a month is one an hour once divided by 730: 0.00137"):  # the span, whole
+        parse_quantity("1 usd/Month", "usd_per_hour")
+    for text in ("1800 EUR/month", "-5 USD/month", "1e400 USD/month"):  # qa339: no figure in USD of another currency,
+        with pytest.raises(ValueError, match=r"^a unit among USD/h, "):  # nor of a negative or infinite price
+            parse_quantity(text, "usd_per_hour")
 
 
 def test_a_field_named_as_the_json_names_it_is_pointed_to_the_field():
