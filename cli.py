@@ -1171,6 +1171,16 @@ def main() -> None:
             if type(exc).__name__ == "NoSuchOption":  # house form, and an option the name begins (qa333: --dp was
                 typer.echo(f"error: {_unknown_option_text(exc)}", err=True)  # not offered --dp-attention)
                 sys.exit(exc.exit_code)
+            extra = re.match(r"Got unexpected extra argument(?:s|\(s\))? \((.+)\)", exc.format_message())
+            if type(exc).__name__ == "MissingParameter" or extra:  # house form (qa339)
+                ctx = getattr(exc, "ctx", None)
+                command = ctx.command_path if ctx is not None else "roofline"
+                param = getattr(exc, "param", None)
+                name = str(getattr(param, "name", None) or "argument").lower()
+                typer.echo(f"error: command line: {extra.group(1).split()[0] if extra else name}: " + (
+                    f"expected no further argument of `{command}`, found {extra.group(1)!r}" if extra else
+                    f"expected a value for `{command}`'s {name}, found none (`{command} --help` says it)"), err=True)
+                sys.exit(exc.exit_code)
             unknown = re.match(r"No such command '(.+)'\.", exc.format_message())
             if unknown or (type(exc).__name__ == "BadOptionUsage" and "requires an argument" in exc.format_message()):
                 text = (_unknown_command_text(exc, unknown.group(1)) if unknown else  # house form (qa335)
