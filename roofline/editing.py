@@ -1379,6 +1379,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
                                                 set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
+    graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []
+    shown = str(doc.get("display_name", ""))  # a copy's name that says eager follows graphs set since (qa340: stale)
+    if graphs and "display_name" not in set_here and shown.endswith(")") and (EAGER_NAMED in shown) != (graphs[-1] is False):
+        doc["display_name"] = (shown.replace(EAGER_NAMED, "") if graphs[-1] is not False
+                               else shown[:-1] + EAGER_NAMED + ")") if " (copy of " in shown else shown
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)

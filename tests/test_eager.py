@@ -221,6 +221,12 @@ def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(
                               "--engine", "trt-eager")
     assert code == 0 and "graphs: false with no eager_launch" in err
     assert "eager launches       0 s   (963 kernels x 0 s, trt-eager's eager_launch: 0 s, so priced as in graphs)" in out
+    # qa340: `engines set` of graphs left the copy's name saying eager; it follows, both ways
+    code, _, err = roofline("engines", "set", "trt-eager", "graphs=true")
+    assert code == 0, err
+    assert "display_name: 'trt-eager (copy of TensorRT-LLM (C++ runtime, CUDA graphs))'" in (tmp_path / "trt-eager.yaml").read_text()
+    code, _, err = roofline("engines", "set", "trt-eager", "graphs=false")
+    assert code == 0 and "run eagerly: graphs false)" in (tmp_path / "trt-eager.yaml").read_text(), err
 
 
 @pytest.mark.parametrize(("model", "tp", "pp"), [("llama-3.1-8b", 2, 3), ("llama-3.1-70b", 4, 2)])
