@@ -909,6 +909,34 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
                  f"datasheet's figure 'with sparsity', give the dense one (half of it); profiles take dense {peak_unit(dtype)}")
 
 
+def _sparse_peaks_held(spec, extra_dirs: tuple, where: str) -> None:
+    """What `validate` says of a GPU profile's peaks as they stand (qa340: a file edited by hand with every tensor peak
+    doubled, a datasheet's 2:4 sparsity column, read 'ok'): a bf16 peak unequal to its fp16 one (the same tensor cores:
+    one of them is likely a sparsity figure) and a peak twice its family's shipped profile's."""
+    from roofline.hardware import load_hardware, peak_unit
+    from roofline.units import format_si
+
+    if spec is None or spec.kind != "gpu":  # 2:4 sparsity figures are GPU datasheets' (as _sparse_peak_note)
+        return
+    peaks = spec.peak_flops_per_s
+    if "bf16" in peaks and "fp16" in peaks and not math.isclose(peaks["bf16"], peaks["fp16"], rel_tol=0.01):
+        warn(f"{where}: peak_flops: bf16 {format_si(peaks['bf16'], 'FLOP/s')} and fp16 {format_si(peaks['fp16'], 'FLOP/s')} "
+             "differ, where a GPU's tensor cores give them alike: if one is a datasheet's figure 'with sparsity', give the "
+             "dense one (half of it)")
+    family = getattr(spec, "engine_family", None)
+    if not family or family == spec.name.lower():
+        return
+    try:
+        base = load_hardware(family)  # the shipped device the copy was made from (its `family`)
+    except RooflineError:
+        return
+    doubled = [d for d in peaks if d in base.peak_flops_per_s and math.isclose(peaks[d], 2.0 * base.peak_flops_per_s[d], rel_tol=0.01)]
+    if doubled:
+        warn(f"{where}: peak_flops: {', '.join(f'{d} {format_si(peaks[d], peak_unit(d))}' for d in doubled)} twice "
+             f"{family}'s, its family: if a datasheet's figure 'with sparsity', give the dense one (half of it); profiles "
+             "take dense FLOP/s")
+
+
 PAIRED_PEAKS = (("bf16", "fp16"), ("fp8", "int8"))  # dtypes whose peaks a datasheet gives alike (the same tensor cores)
 
 
@@ -1655,7 +1683,9 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
             with warnings_named(path):
-                validate_data(file_kind, data, path, extra_dirs)
+                spec = validate_data(file_kind, data, path, extra_dirs)
+                if file_kind == "hardware":
+                    _sparse_peaks_held(spec, extra_dirs, str(path))
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
             results.append((str(path) if file_kind == kind else f"{path} ({a_kind(file_kind)} profile, checked as one)", None))
         except RooflineError as exc:  # its field's line where the message names one without it (qa279: tree.tau,

@@ -2326,3 +2326,20 @@ def test_engines_diff_says_a_fit_error_is_not_a_copys_whose_fitted_values_were_s
     assert "set by hand after fit   kernel_latency, kernel_latency on rtx* (the RMS error above" in out, out
     code, out, _ = roofline("engines", "diff", "vllm", "sglang", "--hardware", "h100-sxm")  # fits untouched: as before
     assert any(line.startswith("fitted RMS log error (each on its own rows") for line in out.splitlines())
+
+
+def test_hw_validate_says_peaks_that_look_like_sparsity_figures(roofline, tmp_path):
+    """qa340: a file edited by hand with a datasheet's 2:4 sparsity figures read 'ok' without a word: a bf16 peak
+    unequal to its fp16 one, or a peak twice its family's shipped profile's, is said (a warning; the file still loads)."""
+    code, _, err = roofline("hw", "new", "mine", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0, err
+    path = tmp_path / "mine.yaml"
+    text = path.read_text()
+    assert "bf16: 989.4 TFLOP/s" in text and "fp16: 989.4 TFLOP/s" in text
+    path.write_text(text.replace("bf16: 989.4 TFLOP/s", "bf16: 1978.8 TFLOP/s"))
+    code, out, err = roofline("hw", "validate", path)
+    assert code == 0 and out.startswith("ok    "), out
+    assert "peak_flops: bf16 1.98 PFLOP/s and fp16 989 TFLOP/s differ" in err, err
+    assert "peak_flops: bf16 1.98 PFLOP/s twice h100-sxm's, its family" in err, err
+    code, out, err = roofline("hw", "validate", "h100-sxm")  # a shipped dense profile: no word
+    assert code == 0 and "peak_flops" not in err, err
