@@ -379,9 +379,10 @@ def _validate_command(kind: str, paths: list[Path] | None) -> None:
     results = validate_paths(kind, list(paths or []), _dirs())
     for path, error in results:
         typer.echo(f"ok    {path}" if error is None else f"FAIL  {error}")
-    failed = sum(1 for _, error in results if error is not None)
-    if failed:
-        raise RooflineError(f"{failed} of {len(results)} files failed validation")
+    errors = [error for _, error in results if error is not None]
+    if errors:  # the first cause on stderr too, where a job that keeps stderr alone reads it (qa340)
+        raise RooflineError(f"{len(errors)} of {len(results)} files failed validation"
+                            + (f": {errors[0]}" if len(errors) == 1 else f" (the first: {errors[0]})"))
 
 
 @hw_app.command("validate")
