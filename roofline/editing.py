@@ -1426,7 +1426,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         text = _without_lineage(text)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    spec = validate_text(kind, text, path, extra_dirs)
+    try:
+        spec = validate_text(kind, text, path, extra_dirs)
+    except RooflineError as exc:  # the field's line in the file on disk, as validate says it (qa340; a field the edit
+        load_yaml_text(unix, str(path), lines=True)  # adds: its enclosing one's, else none)
+        raise with_line(str(path), exc) from None
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))

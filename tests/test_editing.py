@@ -842,7 +842,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
                            "--set ffn_size=16384`")
     assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
     code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
-    assert code == 2 and "my-llama.yaml: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    assert code == 2 and re.search(r"my-llama.yaml: line \d+: layers:", err) and (user / "my-llama.yaml").read_text() == text
     code, _, err = roofline("models", "set", "my-llama", "layers")  # the example is a model's field
     assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
     assert "published_params" not in text  # a new shape: the source's published counts do not describe it
@@ -858,7 +858,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     code, _, err = roofline("engines", "set", "my-vllm", "host_per_step=-5 us")  # 0 is a valid time: the message says so
     assert code == 2 and "host_per_step: expected a finite time of 0 or more like" in err
     code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
-    assert code == 2 and "my-vllm.yaml: kernel_latency: expected a unit" in err
+    assert code == 2 and re.search(r"my-vllm.yaml: line \d+: kernel_latency: expected a unit", err)
     editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -2343,3 +2343,17 @@ def test_hw_validate_says_peaks_that_look_like_sparsity_figures(roofline, tmp_pa
     assert "peak_flops: bf16 1.98 PFLOP/s twice h100-sxm's, its family" in err, err
     code, out, err = roofline("hw", "validate", "h100-sxm")  # a shipped dense profile: no word
     assert code == 0 and "peak_flops" not in err, err
+
+
+def test_a_value_set_refuses_names_the_fields_line_in_the_file(roofline, tmp_path):
+    """qa340: `hw set` refused '-5 GB' as 'x.yaml: memory: ...' where validate and predict say 'line 7: memory'; the file
+    is left as it was."""
+    code, _, err = roofline("hw", "new", "x", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0, err
+    path = tmp_path / "x.yaml"
+    before = path.read_text()
+    line = next(i for i, text in enumerate(before.splitlines(), 1) if text.startswith("memory:"))
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "x", "memory=-5 GB")
+    assert code == 2 and err.strip() == (f"error: {path}: line {line}: memory: expected a finite positive quantity like "
+                                         "'80 GB', found '-5 GB'"), err
+    assert path.read_text() == before
