@@ -994,6 +994,10 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
 
     out["output_len"] = output_len
     serving(out, out["step_time_s"], 1)
+    # the first token at B in flight: the prompt's prefill mixed into a step of the others' decode, which takes the
+    # step (the iteration, speculating) and the prefill's stall (qa342: TTFT said alone, the same at every batch)
+    #     TTFT_serving = t_step + t_stall   (B > 1; the prefill alone, TTFT, at B = 1)
+    out["serving_ttft_s"] = out["ttft_s"] if batch <= 1 else out["step_time_s"] + out["prefill_stall_s"]
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -1003,6 +1007,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
         serving(spec, spec["iteration_time_s"] / spec["tau"], verify)
+        draft_s = out.get("draft_prefill_s") or 0.0  # a drafter model's own prefill of the prompt, before its first draft
+        spec["serving_ttft_s"] = ((out["ttft_s"] if batch <= 1 else spec["iteration_time_s"] + spec["prefill_stall_s"])
+                                  + draft_s if k > 0 else out["serving_ttft_s"])
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -95,6 +95,10 @@ def predict_table(point: dict) -> str:
         if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     if "serving_time_per_output_token_s" in p:
+        if p["batch"] > 1 and p.get("serving_ttft_s") is not None:  # (qa342: TTFT alone read as the one users see)
+            lines.append(f"  serving TTFT         {format_seconds(p['serving_ttft_s'])}   (at {p['batch']:,} in flight: its prefill "
+                         f"mixed into a step of the others' decode, the step {format_seconds(p['step_time_s'])} + the "
+                         f"prefill's stall {format_seconds(p['prefill_stall_s'])})")
         lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
         if p.get("serving_cost_usd_per_million_tokens") is not None:  # qa294: the decode-only cost alone, above
             lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
@@ -147,6 +151,11 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {_speedup_text(spec['speedup'])}" + _unreachable_text(spec, p),
+            *([f"    serving TTFT       {format_seconds(spec['serving_ttft_s'])}   (at {p['batch']:,} in flight: the iteration "
+               f"{format_seconds(spec['iteration_time_s'])} + the prefill's stall {format_seconds(spec['prefill_stall_s'])}"
+               + (f" + the drafter's own prefill {format_seconds(p['draft_prefill_s'])}" if p.get("draft_prefill_s") else "")
+               + f"; plain's {format_seconds(p['serving_ttft_s'])})"]
+              if spec.get("serving_ttft_s") is not None and p["batch"] > 1 and spec["k"] > 0 else []),
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
                f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"
