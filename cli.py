@@ -1177,7 +1177,10 @@ def main() -> None:
                 ctx = getattr(exc, "ctx", None)
                 command = ctx.command_path if ctx is not None else "roofline"
                 param = getattr(exc, "param", None)
-                name = str(getattr(param, "name", None) or "argument").lower()
+                opts = [o for o in getattr(param, "opts", None) or [] if o.startswith("-")]
+                # an option by its flag, an argument as --help shows it (qa341: 'from_', its Python name)
+                name = opts[0] if opts else str(getattr(param, "metavar", None) or getattr(param, "name", None)
+                                                or "argument").upper()
                 typer.echo(f"error: command line: {extra.group(1).split()[0] if extra else name}: " + (
                     f"expected no further argument of `{command}`, found {extra.group(1)!r}" if extra else
                     f"expected a value for `{command}`'s {name}, found none (`{command} --help` says it)"), err=True)

@@ -1409,7 +1409,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     _price_set_by_hand(kind, doc, set_here)
     graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []
     shown = str(doc.get("display_name", ""))  # a copy's name that says eager follows graphs set since (qa340: stale)
-    if graphs and "display_name" not in set_here and shown.endswith(")") and (EAGER_NAMED in shown) != (graphs[-1] is False):
+    hand_named = "display_name" in set_here or "display_name" in hand_set_fields(unix)  # a name the user wrote: theirs
+    if graphs and not hand_named and shown.endswith(")") and (EAGER_NAMED in shown) != (graphs[-1] is False):  # (qa341)
         doc["display_name"] = (shown.replace(EAGER_NAMED, "") if graphs[-1] is not False
                                else shown[:-1] + EAGER_NAMED + ")") if " (copy of " in shown else shown
     had = {k: doc.get(k) for k in doc}

@@ -913,11 +913,13 @@ def step_metrics(
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
         # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
-        "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
+        "path_bytes": np.where(round_trip_sets_step, pp * mean_layer_bytes + head_bytes, device_bytes),
         # the part of that path's time its bytes set (bytes_set_time_s, at the memory ceilings the kernels reach: each
         # operator's derated ceiling x the engine's eta_o, a quantised MoE's or a weight-only GEMM's efficiency): about
         # twice what twice the bandwidth saves, where path_bytes / the derated bandwidth is every byte's time
-        "path_memory_time_s": np.where(round_trip, pp * mean_layer_memory_s + head_memory_s, m_micro * memory_s),
+        # (the path that sets the step: a micro-batch's round trip with its own host work, or the paced passes; qa341:
+        # the device's longer path was taken where host work put the round trip over it)
+        "path_memory_time_s": np.where(round_trip_sets_step, pp * mean_layer_memory_s + head_memory_s, m_micro * memory_s),
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the
         # step's time keeps the busiest micro-batch's, as the engines pad micro-batches alike

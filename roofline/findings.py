@@ -2003,9 +2003,10 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
         scenario = str(meta["scenario"])
         source = _scenario_source(scenario, meta.get("scenario_file"))
         by_model = meta.get("method_by_model") or {}  # a per-model method map: the copy's one model's method (qa339)
-        method = f" --set method={by_model[others[0]]}" if others[0] in by_model else ""
-        note += (f" Another model's answer: `roofline scenarios new {scenario}-2 --from {source} --set model={others[0]}"
-                 f"{method}`, then `roofline report {scenario}-2`.")
+        method = f" --set method={shlex.quote(str(by_model[others[0]]))}" if others[0] in by_model else ""
+        note += (f" Another model's answer: `roofline scenarios new {shlex.quote(scenario + '-2')} --from {shlex.quote(source)} "
+                 f"--set model={shlex.quote(others[0])}{method}`, then `roofline report {shlex.quote(scenario + '-2')}`.")  # (qa341:
+        #   a path with a space, unquoted)
     return df, ops, meta, note
 
 

@@ -1815,7 +1815,9 @@ def draw_figure(job: tuple) -> list[Path]:
                          "the generic figure", ha="left", va="bottom", fontsize=6.5, color="0.45", gid=FOOTER_GID + "-note")
         if fig is None:
             return []
-        footer(fig, meta)  # the report's figures too (the standard ones have it from their title)
+        # the report's figures too (the standard ones have it from their title); the gains caveat not on the figures of
+        # pass times and prefills (qa341)
+        footer(fig, meta, gains=name not in ("report:verify-mini-prefill", "report:prefill-not-sped-up"))
         say_log_scales(fig)
         arrange(fig)
         written = []

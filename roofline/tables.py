@@ -32,7 +32,8 @@ def predict_table(point: dict) -> str:
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
-        + (f"; its bytes set {format_seconds(_memory_time_s(p))} of it at the derated bandwidth{_efficiencies_text(p)}, and "
+        + (f"; its bytes {_bytes_verb(p)} {format_seconds(_memory_time_s(p))}{'' if _bytes_take(p) else ' of it'} at the derated "
+           f"bandwidth{_efficiencies_text(p)}, and "
            f"twice the bandwidth gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
@@ -356,6 +357,16 @@ def _memory_time_s(p: dict) -> float:
     the engine's efficiencies below the derated ceiling included), about twice what twice the bandwidth saves;
     bytes_time_s in a point written before it."""
     return p.get("memory_time_s", p["bytes_time_s"])
+
+
+def _bytes_take(p: dict) -> bool:
+    """Whether the host (its work, or an eager pass's launches) sets the step: its bytes then take their time on the
+    device but set none of the step (qa341: 'its bytes set 112 us of it' of a host-bound step)."""
+    return bool(_host_sets_step(p) or p.get("launch_bound"))
+
+
+def _bytes_verb(p: dict) -> str:
+    return "take" if _bytes_take(p) else "set"
 
 
 def _step_aside(p: dict) -> str:

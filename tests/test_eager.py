@@ -227,6 +227,9 @@ def test_an_eager_copy_says_so_in_its_name_and_an_unpriced_one_says_its_kernels(
     assert "display_name: 'trt-eager (copy of TensorRT-LLM (C++ runtime, CUDA graphs))'" in (tmp_path / "trt-eager.yaml").read_text()
     code, _, err = roofline("engines", "set", "trt-eager", "graphs=false")
     assert code == 0 and "run eagerly: graphs false)" in (tmp_path / "trt-eager.yaml").read_text(), err
+    code, _, err = roofline("engines", "set", "trt-eager", "display_name=Team TRT (copy of TRT, graphs on)")  # the user's
+    code, _, err = roofline("engines", "set", "trt-eager", "graphs=true")  # own name stays theirs (qa341)
+    assert code == 0 and "display_name: 'Team TRT (copy of TRT, graphs on)'\n" in (tmp_path / "trt-eager.yaml").read_text(), err
 
 
 @pytest.mark.parametrize(("model", "tp", "pp"), [("llama-3.1-8b", 2, 3), ("llama-3.1-70b", 4, 2)])

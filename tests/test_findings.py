@@ -665,12 +665,12 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
     assert set(df["model"]) == {"llama-3.1-8b"} and note.endswith(
         f"Another model's answer: `roofline scenarios new batch-vs-speculation-2 --from {source} --set "
         "model=qwen3-8b`, then `roofline report batch-vs-speculation-2`."), note
-    df, note, _, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h200\n"
+    df, note, _, _ = _user_question(tmp_path / "sp ace", "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h200\n"
                                     "model: [llama-3.1-8b, qwen3-8b]\nmethod: {llama-3.1-8b: eagle, qwen3-8b: ngram}\n"
                                     "axes: {batch: [1, 64], context: [4096], k: [0, 2], alpha: [0.8]}\n")
     command = note.split("Another model's answer: `")[1].split("`")[0]
     assert command.endswith("--set model=qwen3-8b --set method=ngram"), command
-    code, _, err = roofline(*shlex.split(command)[1:], "--dir", tmp_path / "u")
+    code, _, err = roofline(*shlex.split(command)[1:], "--dir", tmp_path / "u")  # (qa341: a path with a space, quoted)
     assert code == 0, err
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
     df, note, _, meta = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, "

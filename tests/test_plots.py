@@ -1407,3 +1407,20 @@ def test_the_optimistic_gains_caveat_is_on_the_figures_of_gains_only(tmp_path):
         footers[job[0]] = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID).replace("\n", " ")
     assert OPTIMISTIC not in footers["roofline"] and OPTIMISTIC not in footers["step_time_vs_tokens"], footers
     assert OPTIMISTIC in footers["speedup_heatmap"] and OPTIMISTIC in footers["throughput_vs_batch"], footers
+
+
+@pytest.mark.slow
+def test_the_report_figures_of_pass_times_and_prefills_carry_no_gains_caveat(tmp_path, monkeypatch):
+    """qa341: the report's verify-mini-prefill figure (pass time over the decode step's) was footed 'speculative gains at
+    batch 32 and above run optimistic'."""
+    from roofline.report import run_scenario
+
+    said = {}
+    real = plots.footer
+    monkeypatch.setattr(plots, "footer", lambda fig, meta, gains=True: (said.__setitem__(current[0], gains), real(fig, meta, gains)))
+    current = [""]
+    for name, gains in (("verify-mini-prefill", False), ("batch-vs-speculation", True)):
+        r = run_scenario(name)
+        current[0] = name
+        plots.draw_figure((f"report:{name}", r.df, r.ops, {**r.meta, "strict": True}, tmp_path / name, ("png",)))
+        assert said[name] is gains, said

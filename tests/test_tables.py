@@ -270,6 +270,10 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     assert wide["memory_time_s"] < 0.9 * wide["bytes_time_s"]  # the compute-bound GEMMs' bytes set little of it (p = 3)
     assert wide["step_time_s"] - wide["step_time_at_2x_bandwidth_s"] == pytest.approx(wide["memory_time_s"] / 2, rel=0.1)
     assert f"its bytes set {format_seconds(wide['memory_time_s'])} of it at" in predict_table(wide)
+    paced = roofline.predict("b200", "llama-3.2-1b", 2, 2048, pp=2, engine="trtllm")  # qa341: the path that sets the
+    assert paced["step_time_s"] - paced["step_time_at_2x_bandwidth_s"] == pytest.approx(paced["memory_time_s"] / 2, rel=0.02)
+    hosted = roofline.predict("h100-sxm", "llama-3.2-1b", 1, 2048, tp=8, engine="sglang")  # step, with its host work
+    assert f"host-bound, the device's work memory-bound; its bytes take {format_seconds(hosted['memory_time_s'])} at the" in predict_table(hosted)
     for engine in ("sglang", "trtllm"):  # qa339: compute and memory add (overlap exponent 1): every byte's time halves
         added = roofline.predict("h200", "mixtral-8x7b", 1024, 2048, tp=2, engine=engine)
         assert added["step_time_s"] - added["step_time_at_2x_bandwidth_s"] == pytest.approx(added["memory_time_s"] / 2, rel=0.02)
