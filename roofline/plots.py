@@ -688,6 +688,9 @@ def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating and gains else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
+    if speculating and gains:  # qa342: a chat workload's gains read at 2x where its serving TPOT gives 1.3x
+        caveat += ("\nsteady decoding: a serving benchmark's time per token adds arriving prompts' prefills "
+                   "(predict --prompt P --output-len O)")
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
         caveat += "\n" + "; ".join(f"under {e} a speculating batch above {c:,} assumes its cap raised "

@@ -1407,6 +1407,9 @@ def test_the_optimistic_gains_caveat_is_on_the_figures_of_gains_only(tmp_path):
         footers[job[0]] = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID).replace("\n", " ")
     assert OPTIMISTIC not in footers["roofline"] and OPTIMISTIC not in footers["step_time_vs_tokens"], footers
     assert OPTIMISTIC in footers["speedup_heatmap"] and OPTIMISTIC in footers["throughput_vs_batch"], footers
+    # qa342: decode only, said where the gains are drawn
+    assert "steady decoding: a serving benchmark's time per token adds arriving prompts' prefills" in footers["speedup_heatmap"]
+    assert "steady decoding" not in footers["roofline"]
 
 
 @pytest.mark.slow
