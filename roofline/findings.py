@@ -1691,7 +1691,12 @@ def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) 
             parts.append(f"{METHOD_NAMES.get(method, method)} {'gains up to' if pays(best['speedup']) else 'at best'} "
                          f"{_x(best['speedup'])} (batch {int(best['batch'])}"
                          + ("" if best["k"] < 0 else f", k = {int(best['k'])}") + ")")  # a tree: no best k (-1)
-    return f" On the same config and context, {_list(parts)}." if parts else ""
+    methods = set(same["method"].astype(str))
+    shared = ("ngram" in methods and len(methods) > 1 and "alpha" in same and same["alpha"].notna().any())
+    unlike = (" N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition "
+              "(prompts the output copies), not a drafter's skill, so one alpha for both compares unlike things."
+              if shared else "")  # qa342: n-gram crowned at alpha 0.9 in a chat plan, as cheapest says it (qa91)
+    return f" On the same config and context, {_list(parts)}.{unlike}" if parts else ""
 
 
 def _other_models_text(points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,

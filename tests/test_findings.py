@@ -355,6 +355,11 @@ def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_c
     one = _run_text(tmp_path / "one", "name: one-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: eagle\n"
                     "axes:\n  batch: [1]\n  context: [2048]\n  k: [2]\n")[1]
     assert "On the same config and context" not in one.text
+    assert "shares an alpha" not in f.text  # per-position rates given: no alpha shared
+    # qa342: one alpha for n-gram and a drafter compares unlike things, said as cheapest says it
+    shared = _run_text(tmp_path / "shared", "name: shared-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\n"
+                       "method: [ngram, eagle]\naxes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")[1]
+    assert "N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition" in shared.text
 
 
 @pytest.mark.slow
