@@ -665,12 +665,12 @@ def predict(
         # the bytes on the step's critical path at the derated bandwidth (those bytes, or under pp every stage's on a
         # round trip): the step's data time, against which its fixed costs show
         "bytes_time_s": float(m["path_bytes"]) / hw.memory_ceiling_bytes_per_s,
-        # the same bytes at the bandwidth their kernels reach: each operator's derated ceiling x the engine's efficiency
-        # for it (a quantised MoE's, a weight-only GEMM's), which twice the bandwidth halves (qa333: 5.89 ms said of
-        # bytes whose doubled bandwidth saved 3.88 ms); memory_efficiencies names the operators below the derated one
+        # the part of the step those bytes set (engine.bytes_set_time_s), at the bandwidth their kernels reach: each
+        # operator's own ceiling x the engine's efficiency for it (a quantised MoE's, a weight-only GEMM's); about twice
+        # what twice the bandwidth saves (qa333: 5.89 ms said of bytes whose doubled bandwidth saved 3.88 ms)
         "memory_time_s": float(m["path_memory_time_s"]),
-        # (the engine's eta_o), and memory_ceilings_measured those a hardware profile's operator_ceilings put below it
-        # (qa335: a calibrated attention ceiling said as the engine's efficiency)
+        # the operators the engine's efficiencies put below their ceiling, and those a hardware profile's
+        # operator_ceilings put below the derated bandwidth (qa335: a calibrated attention ceiling said as the engine's)
         "memory_efficiencies": _shares_below(m["operators"], "memory_ceiling_bytes_per_s", "device_memory_ceiling_bytes_per_s"),
         "memory_ceilings_measured": _shares_below(m["operators"], "device_memory_ceiling_bytes_per_s", hw.memory_ceiling_bytes_per_s),
         # the same step on a device of twice the memory bandwidth (every memory ceiling doubled): what bandwidth buys,
