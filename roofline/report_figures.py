@@ -164,6 +164,13 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import alpha_values, same_alpha
 
     d = _fits_only(df)
+    # one point (device, model, batch, context): the finding's, the table's first (qa341: two swept batches drawn as one
+    # line against the first batch's plain decoding, the title saying that batch alone)
+    point = ["hardware", "model", "batch", "context"]
+    first = d[point].iloc[0]
+    held = [f"{c} {_ctx(first[c]) if c == 'context' else f'{first[c]:g}'} (of {d[c].nunique()} swept)"
+            for c in ("batch", "context") if d[c].nunique() > 1]
+    d = d[(d[point] == first).all(axis=1)]
     base = d[d["k"] == 0].set_index("alpha")
     alphas = alpha_values(d["alpha"])
     color = _alpha_colors(alphas)
@@ -199,7 +206,8 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     pays_somewhere = bool(pays(d.loc[d["k"] > 0, "speedup"]).any())  # qa219: 'less time' over a sweep where none pays
     fig.suptitle(f"More compute, {'less' if pays_somewhere else 'more'} time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
-                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {dtypes_text(meta, [model])} · {engine_label(meta)}")
+                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {dtypes_text(meta, [model])} · {engine_label(meta)}"
+                 + (f"\nthe table's first point: {', '.join(held)}" if held else ""))
     return fig
 
 

@@ -531,3 +531,20 @@ def test_the_fast_tier_figure_says_no_engine_runs_a_draft_model_of_another_token
                               "axes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n")
     assert sum("no engine runs its draft\nmodel (another tokenizer)" in t for t in texts) == 2, texts
     assert not any("the drafter fits at" in t for t in texts), texts
+
+
+@pytest.mark.slow
+def test_the_flops_figure_draws_one_point_of_a_sweep_of_several_batches(plotters, tmp_path):
+    """qa341: a flops-vs-time scenario over batch [1, 64] drew both batches as one zigzagging line against batch 1's plain
+    decoding, the title saying batch 1 alone."""
+    path = tmp_path / "flops-vs-time.yaml"
+    path.write_text("name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes: {batch: [1, 64], context: [1024], k: [0, 1, 2, 3], alpha: [0.6, 0.8]}\n")
+    r = run_scenario(str(path))
+    fig = plotters["flops-vs-time"](r.df, r.ops, r.meta)
+    lines = [line for line in fig.axes[1].lines if line.get_label().startswith("α")]
+    assert len(lines) == 2 and all(len(line.get_xdata()) == 4 for line in lines)  # one point a k, each alpha
+    b1 = r.df[(r.df["batch"] == 1) & (r.df["alpha"] == 0.6)].sort_values("k")
+    expected = (b1["bytes_per_token"] / b1["bytes_per_token"].iloc[0]).to_numpy()
+    assert np.allclose(lines[0].get_ydata(), expected)
+    assert "the table's first point: batch 1 (of 2 swept)" in fig._suptitle.get_text()
