@@ -527,7 +527,10 @@ def _quant_block(where: str, value: object) -> int:
 def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
     if not ok:
-        raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
+        whole = isinstance(value, float) and value.is_integer() and value > 0 and value <= MAX_COUNT  # 1e5 read as 100000.0
+        raise field_error(where, key, ("a non-negative integer" if allow_zero else "a positive integer")
+                          + (f" written in digits (write {int(value)}: a count takes no exponent or decimal point)"
+                             if whole else ""), value)  # (qa340: 'found 100000.0' of a whole number)
     if value > MAX_COUNT:
         raise field_error(where, key, f"an integer at most {MAX_COUNT:,}", value)
     return value

@@ -107,6 +107,7 @@ from roofline.errors import (
     UnknownName,
     check_choice,
     check_flag,
+    closest_names,
     field_error,
     prose,
     unknown_key_error,
@@ -1019,8 +1020,10 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
             raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)
         rest = {k: v for k, v in item.items() if k != "hardware"}
         for key in rest:
-            if key not in _KNOWN - _OWN_FIELDS - {"overrides", "fitted"}:
-                raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
+            if key not in _KNOWN - _OWN_FIELDS - {"overrides", "fitted"}:  # with a did-you-mean, as a top-level key
+                close = closest_names(str(key), sorted(_KNOWN - _OWN_FIELDS - {"overrides", "fitted"}), 1, 0.7)  # (qa340)
+                raise field_error(where, f"overrides[{i}].{key}", "an engine cost field"
+                                  + (f" (did you mean {close[0]!r}?)" if close else ""), key)
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
     fitted = check_fitted(where, data.get("fitted") or {})
     engine = ServingEngine(

@@ -137,7 +137,8 @@ def test_every_shipped_model_spec_passes_its_check_unchanged():
     ({"layers": 0}, "layers: expected a positive integer, found 0"),
     ({"layers": True}, "layers: expected a positive integer, found true"),
     ({"heads": "32"}, "heads: expected a positive integer, found '32'"),
-    ({"hidden_size": 4096.0}, "hidden_size: expected a positive integer, found 4096.0"),
+    ({"hidden_size": 4096.0}, "hidden_size: expected a positive integer written in digits (write 4096: a count takes no "
+                              "exponent or decimal point), found 4096.0"),  # (qa340: 1e5 was told it is no integer)
     ({"vocab_size": 10**10}, "vocab_size: expected an integer at most 1,000,000,000, found 10000000000"),
     ({"kv_heads": 64}, "kv_heads: expected at most heads=32, found 64"),
     ({"kv_heads": 5}, "kv_heads: expected a divisor of heads=32"),

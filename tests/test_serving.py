@@ -94,6 +94,9 @@ def test_the_speculation_fields_take_a_count_or_null_and_a_list_of_drafting_meth
     assert big.speculation_refused_with_dp_attention == ("draft", "ngram") and big.speculation_refused_with_pp
     with pytest.raises(RooflineError, match=r"overrides\[0\]\.max_running_requests_speculating: expected an engine cost field"):
         engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "b*", "max_running_requests_speculating": 8}]}, "e.yaml")
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.kernel_latncy: expected an engine cost field \(did you mean "
+                                            r"'kernel_latency'\?\), found 'kernel_latncy'"):  # qa340: a top-level typo got one
+        engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "b*", "kernel_latncy": "3 us"}]}, "e.yaml")
     with pytest.raises(RooflineError, match="speculation_refused_with_pp: expected"):
         check_engine_spec(dataclasses.replace(IDEAL, speculation_refused_with_pp="yes"))
     assert engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": None}, "e.yaml").max_running_requests_speculating is None
