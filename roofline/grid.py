@@ -211,7 +211,15 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 at = sc.layouts.index(tuple(c[key] for key in LAYOUT_KEYS))
                 where_text = sc.path or sc.name
                 text = str(err)[len(where_text) + 2:] if str(err).startswith(f"{where_text}: ") else str(err)
-                raise RooflineError(f"{where_text}: layouts[{at}]: {text}") from None
+                later = []  # every other entry the model refuses, at once (qa339: layouts [tp 3, tp 8, tp 5] named 3)
+                for j, layout in enumerate(sc.layouts):
+                    if j != at:
+                        try:
+                            deployment(model, c["weight_dtype"], c["kv_dtype"], *layout, c["expert_dtype"], where=where_text)
+                        except RooflineError:
+                            later.append(f"layouts[{j}]")
+                raise RooflineError(f"{where_text}: layouts[{at}]: {text}"
+                                    + (f" ({spoken_list(later)} too, for {model.name})" if later else "")) from None
             if len(sc.layout_list) < 2:
                 raise
             combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)

@@ -128,6 +128,10 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
     crossed = scenario_from_dict({**base, "tp": [1, 8], "dp_attention": [1, 8], "ep": [1, 8]}, "c.yaml")
     with pytest.raises(RooflineError, match=r"\(the combination tp 1, dp_attention 1, ep 8, pp 1 of the lists crossed; `layouts:"):
         load_configs(crossed)
+    several = scenario_from_dict({**base, "model": "llama-3.1-70b", "layouts": [{"tp": 3}, {"tp": 8}, {"tp": 5}]}, "s.yaml")
+    with pytest.raises(RooflineError, match=re.escape("s.yaml: layouts[0]: tp: expected a divisor") + r".*"
+                                            + re.escape("(layouts[2] too, for llama-3.1-70b)")):  # qa339: said at once
+        load_configs(several)
     one_list = scenario_from_dict({**base, "model": "llama-3.1-70b", "tp": [1, 2, 3, 4, 5, 8]}, "o.yaml")  # qa336: each
     with pytest.raises(RooflineError, match=r"found 3 \(tp 5 too: drop them from the tp list\)$"):  # said at once, no
         load_configs(one_list)  # layouts hint where nothing is crossed
