@@ -1109,13 +1109,13 @@ COMMAND_ALIASES = {"hardware": "hw", "gpu": "hw", "gpus": "hw", "model": "models
 
 def _unknown_command_text(exc, name: str) -> str:
     """'command line: hardware: expected a command of `roofline` (...), found none of that name (did you mean hw?)'."""
-    import difflib
+    from roofline.errors import closest_names
 
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else "roofline"
     names = list(ctx.command.list_commands(ctx)) if ctx is not None and hasattr(ctx.command, "list_commands") else []
     offered = list(dict.fromkeys([*([COMMAND_ALIASES[name]] if COMMAND_ALIASES.get(name) in names else []),
-                                  *difflib.get_close_matches(name, names, n=3)]))
+                                  *closest_names(name, names, 3)]))  # the project's one did-you-mean rule
     return (f"command line: {name}: expected a command of `{command}`" + (f" ({', '.join(names)})" if names else "")
             + ", found none of that name" + (f" (did you mean {' or '.join(offered)}?)" if offered else ""))
 

@@ -1022,8 +1022,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                           f"{model} (mtp_modules: 0)")
     if (method == "draft") != bool(draft):
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
-    if draft:
-        option_profile("--draft", load_model, draft, profiles)
+    draft_spec = option_profile("--draft", load_model, draft, profiles) if draft else None
     if draft_vocab is not None:
         if method != "eagle":
             raise field_error("command line", "--draft-vocab", "an EAGLE head's vocabulary, with --method eagle only", draft_vocab)
@@ -1042,15 +1041,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         weight_dtype = checkpoint_dtype(model_spec)
     if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it
         weight_dtype = "mxfp4"
-    def a_path(text) -> bool:  # a profile file given by its path stays as given (Llama3.1-8B's '.1-8B' is no suffix)
-        return str(text).lower().endswith((".yaml", ".yml")) or "/" in str(text) or "\\" in str(text)
-
-    if not a_path(hardware):  # an alias (h100) as the profile's name (h100-sxm)
-        hardware = hw_spec.name
-    if not a_path(model):  # likewise the model (qa334: Llama3.1-8B written as typed)
-        model = model_spec.name
-    if draft and not a_path(draft):
-        draft = option_profile("--draft", load_model, draft, profiles).name
+    # an alias (h100) as the profile's name (h100-sxm), the model's too (qa334: Llama3.1-8B written as typed); a profile
+    # file given by its path stays as given (is_profile_path: Llama3.1-8B's '.1-8B' is no profile suffix)
+    hardware, model = (ref if is_profile_path(ref) else spec.name for ref, spec in ((hardware, hw_spec), (model, model_spec)))
+    if draft_spec is not None and not is_profile_path(draft):
+        draft = draft_spec.name
     # SGLang counts its attention groups inside --tp: said once, where a result's engine is sglang (below)
     sglang_tp = gpus is None and dp_attention > 1 and tp > 1 and tp % dp_attention == 0
     gpus = tp * dp_attention if gpus is None else gpus

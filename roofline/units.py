@@ -123,6 +123,10 @@ def usd_per_million_tokens(usd_per_hour, tokens_per_s):
 _DOLLARS = re.compile(r"^\s*\$\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*/\s*(?:h|hr|hour)\s*$")
 
 
+PRICE_SPANS = {"month": ("month", 730), "mo": ("month", 730), "day": ("day", 24), "d": ("day", 24),
+               "year": ("year", 8760), "yr": ("year", 8760)}  # a price a span, said once divided by its hours
+
+
 def parse_quantity(text: object, kind: str) -> float:
     """Parse "NUMBER UNIT" into SI units of `kind` (a key of `_UNITS`).
 
@@ -164,11 +168,10 @@ def parse_quantity(text: object, kind: str) -> float:
         if kind == "usd_per_hour":  # one spelling a size hid the others (qa336), and a price a month or a day is one
             shown = list(table)  # an hour's once divided (730 hours a month)
             per = re.fullmatch(r"(USD|\$)\s*/\s*(month|mo|day|d|year|yr)", unit.strip(), re.IGNORECASE)  # dollars only
-            span = {"month": "month", "mo": "month", "day": "day", "d": "day", "year": "year", "yr": "year"}.get(
-                per.group(2).lower()) if per else None  # (qa339: '1800 EUR/month' was told a figure in USD)
+            # (qa339: '1800 EUR/month' was told a figure in USD)
+            span, hours = PRICE_SPANS[per.group(2).lower()] if per else (None, 0)
             number = float(decimal.Decimal(number_text.strip())) if span else 0.0
             if span and is_finite(number) and number > 0:
-                hours = {"month": 730, "day": 24, "year": 8760}[span]
                 raise ValueError(f"a price an hour, like '{example}' (a price a {span} is one an hour once divided "
                                  f"by {hours:,}: {number / hours:.4g} USD/h)")
         raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
