@@ -915,7 +915,8 @@ def predict(
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
                                    f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {drafter_usable / 1e9:.1f} GB usable "
-                                   f"(max batch {spec['max_batch']:,} with the drafter)")
+                                   f"(it holds the drafter for {spec['drafter_device_max_batch']:,} sequences; the target's "
+                                   f"devices {spec['target_max_batch']:,})")
         elif not spec["fits_in_memory"]:
             # a drafter on the target's devices is inside their usable memory: a share of the free memory moves with it
             usable = drafter_usable if draft_hw is None else out["usable_memory_bytes"]

@@ -1919,7 +1919,8 @@ def _groups_text(m) -> str:
 
 
 def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sxm", tp: int = 1) -> str:
-    """Two model profiles side by side (`models diff`): shape, parameter counts, KV bytes a token, weights as released,
+    """Two model profiles side by side (`models diff`): shape, parameter counts, KV bytes a token (the whole model's, and
+    a device's at tp > 1), weights as released,
     and each model's two reference decode points on `hardware` (tp `tp`, native precision) under the ideal engine
     (the silicon's bound); a `*` where they differ."""
     from roofline.hardware import load_hardware
@@ -1947,6 +1948,11 @@ def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sx
              ("KV per token at 128k (bf16)", ma.kv_bytes_per_token_at(131072), mb.kv_bytes_per_token_at(131072), "KiB"),
              ("native precision", _precision_text(ma), _precision_text(mb), "text"),
              ("weights as released", ma.weight_bytes_as_released, mb.weight_bytes_as_released, "B")]
+    if tp > 1:  # what one device holds at the tp asked for, which sets the batch that fits (qa343: 0.214x whole-model
+        # where each device of tp 8 holds 1.71x: GQA's KV heads split over tp, an MLA latent replicated)
+        index = next(i for i, row in enumerate(rows) if row[0] == "native precision")
+        rows.insert(index, (f"KV per token a device at 4k (bf16, tp {tp})",
+                            *(float(m.kv_cache_bytes_per_sequence(4096, "bf16", tp)) / 4096 for m in (ma, mb)), "KiB"))
     deps = [deployment(m, tp=tp, where="command line") for m in (ma, mb)]
     rows += _reference_points(tuple((hw, m, d, None) for m, d in zip((ma, mb), deps)),
                               f"decoding on {deps[0].devices} x {hw.name} (tp {tp}, native precision), ideal engine:")

@@ -466,7 +466,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.axhline(1.0, color="k", lw=0.8, ls=":")
         _log2_axis(ax, sorted(df["batch"].unique()))
         ax.set_xlabel("batch size B (sequences)")
-        ax.set_ylabel("speedup at best k (×)")
+        ax.set_ylabel("speedup at its fastest k > 0 (×)")
         ax.set_title(f"{_devices(df, meta, hw)} × {_short_hw(meta, hw)}")
     _shared_legend(fig, axes)
     dropped = (~df["fits_in_memory"].astype(bool)).any()

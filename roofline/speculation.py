@@ -717,6 +717,8 @@ def speculative_metrics(
         "drafter_overlaps": np.asarray(overlaps),
         "drafter_memory_bytes": mem["drafter_memory_bytes"],
         "drafter_usable_memory_bytes": mem["drafter_usable_memory_bytes"],
+        "target_max_batch": mem["target_max_batch"],  # the target's devices' cap with the k + 1 tokens' KV (and a
+        "drafter_device_max_batch": mem["drafter_device_max_batch"],  # drafter on them); a drafter's own device's, else -1
     }
     return {key: np.broadcast_to(np.asarray(v), shape) for key, v in out.items()}
 
@@ -732,7 +734,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:
         out = capacity(hw, target, batch, verify_len, dep, **pool)
-        return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
+        return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"],
+                "target_max_batch": out["max_batch"], "drafter_device_max_batch": -1}
     weights = np.asarray(heads, dtype=np.float64) * drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None,
                                                                           draft_vocab, target.vocab_size)
     draft_side = draft_engine if draft_hw is not None else engine
@@ -744,7 +747,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
                        **pool)
         return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep)),
-                "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
+                "drafter_usable_memory_bytes": out["usable_memory_bytes"], "target_max_batch": out["max_batch"],
+                "drafter_device_max_batch": -1}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
                     engine=draft_side)
@@ -754,6 +758,10 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
         "drafter_memory_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
         "drafter_usable_memory_bytes": side["usable_memory_bytes"],  # its engine's share of the drafter's device
+        # each side's own cap, so that the one which sets max_batch can be named (qa343: the target's 62 was said as the
+        # drafter device's, and the drafter device's own cap nowhere)
+        "target_max_batch": main["max_batch"],
+        "drafter_device_max_batch": side["max_batch"],
     }
 
 
@@ -895,6 +903,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best_k=None if best is None or best < 0 else best,
         best_k_speedup=best_speedup,
         best_k_tokens_per_s_per_user=best_per_user,
+        target_max_batch=int(point["target_max_batch"]),
+        drafter_device_max_batch=int(point["drafter_device_max_batch"]) if draft_hw is not None else None,
         drafting_fits=drafting_fits,  # whether some k >= 1 fits at this batch (None for a tree): a best k of 0's reason
         best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),

@@ -205,7 +205,7 @@ def predict_table(point: dict) -> str:
                   + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
-               + f" {_fit_with(spec)})"]
+               + f" {_fit_with(spec)}{_caps_text(spec)})"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]
@@ -268,12 +268,25 @@ def _unreachable_text(spec: dict, p: dict) -> str:
 
 def _fit_with(spec: dict) -> str:
     """What a speculative point's memory holds beyond plain decoding's: 'with the drafter', 'with the drafter on its own
-    device' where that is what runs out (qa316), or 'with the KV of the k + 1 tokens a pass verifies' where no drafter
-    is on the target's devices (n-gram; a drafter on its own device that fits there: qa315)."""
-    if spec.get("draft_hardware") and not spec.get("drafting_fits", True):
+    device' where that device's cap is the lower one, so sets the max batch (qa316, qa343), or 'with the KV of the k + 1
+    tokens a pass verifies' where no drafter is on the target's devices (n-gram; a drafter on its own device that holds
+    more sequences than the target's: qa315)."""
+    drafter_cap, target_cap = spec.get("drafter_device_max_batch"), spec.get("target_max_batch")
+    if spec.get("draft_hardware") and (drafter_cap < target_cap if drafter_cap is not None and target_cap is not None
+                                       else not spec.get("drafting_fits", True)):  # an older JSON: no caps
         return f"with the drafter on {spec['draft_hardware']}"
     return ("with the KV of the k + 1 tokens a pass verifies" if spec["method"] == "ngram" or spec.get("draft_hardware")
             else "with the drafter")
+
+
+def _caps_text(spec: dict) -> str:
+    """With a drafter on its own device, each side's cap and which one sets the max batch: '; the target's devices
+    hold 62, l4 holds the drafter for 71' (qa343: the target's cap was said as the drafter device's); '' otherwise."""
+    drafter_cap, target_cap = spec.get("drafter_device_max_batch"), spec.get("target_max_batch")
+    if not spec.get("draft_hardware") or drafter_cap is None or target_cap is None:
+        return ""
+    return (f": the target's devices hold {target_cap:,} sequences, {spec['draft_hardware']} holds the drafter's KV cache "
+            f"for {drafter_cap:,}")
 
 
 def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: float | None = None,

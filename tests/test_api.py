@@ -571,12 +571,41 @@ def test_a_speculative_point_that_does_not_fit_says_so_first():
                                                "in memory"), elsewhere["warnings"][0]
     from roofline.tables import predict_table
 
-    assert "fits in memory     NO  (max batch 444 with the KV of the k + 1 tokens a pass verifies)" in predict_table(elsewhere)
+    caps = f": the target's devices hold 444 sequences, l4 holds the drafter's KV cache for {elsewhere['spec']['drafter_device_max_batch']:,})"
+    assert elsewhere["spec"]["drafter_device_max_batch"] > 444 == elsewhere["spec"]["target_max_batch"]
+    assert "fits in memory     NO  (max batch 444 with the KV of the k + 1 tokens a pass verifies" + caps in predict_table(elsewhere)
     # qa316: where the drafter's own device runs out, the table says so (the target holds 45 of 75 GB)
     short = roofline.predict("h100-sxm", "llama-2-70b", 64, 2048, tp=4, engine="trtllm", method="draft", draft="llama-2-7b",
                              draft_hardware="a100-sxm-80gb", k=3, alpha=0.7)
     assert not short["spec"]["drafting_fits"] and short["warnings"][0].startswith("the drafter does not fit on a100-sxm-80gb")
-    assert "fits in memory     NO  (max batch 56 with the drafter on a100-sxm-80gb)" in predict_table(short)
+    assert short["spec"]["target_max_batch"] > 56 == short["spec"]["drafter_device_max_batch"]
+    assert (f"fits in memory     NO  (max batch 56 with the drafter on a100-sxm-80gb: the target's devices hold "
+            f"{short['spec']['target_max_batch']:,} sequences, a100-sxm-80gb holds the drafter's KV cache for 56)") in predict_table(short)
+
+
+@pytest.mark.slow
+def test_a_drafter_on_its_own_device_names_which_side_sets_the_max_batch():
+    """qa343: 'max batch 62 with the drafter on l4' where the H100 target held 62 and the L4 71; 'max batch 71 with
+    the KV of the k + 1 tokens' where the L4 set it; the L4's own cap said nowhere."""
+    from roofline.tables import predict_table
+
+    kw = dict(method="draft", draft="llama-3.2-1b", draft_hardware="l4", alpha=0.8, k=3, engine="ideal")
+    target_sets = roofline.predict("h100-sxm", "llama-3.1-70b", 70, 8192, tp=4, **kw)
+    spec = target_sets["spec"]
+    assert spec["target_max_batch"] == spec["max_batch"] < 70 < spec["drafter_device_max_batch"]
+    assert not any(w.startswith("the drafter does not fit") for w in target_sets["warnings"])
+    assert (f"max batch {spec['max_batch']} with the KV of the k + 1 tokens a pass verifies: the target's devices hold "
+            f"{spec['max_batch']} sequences, l4 holds the drafter's KV cache for {spec['drafter_device_max_batch']})") in predict_table(target_sets)
+    drafter_sets = roofline.predict("h200", "llama-3.1-70b", 32, 8192, tp=8, **kw)
+    spec = drafter_sets["spec"]
+    assert spec["drafter_device_max_batch"] == spec["max_batch"] < spec["target_max_batch"]
+    assert f"(max batch {spec['max_batch']} with the drafter on l4: the target's devices hold {spec['target_max_batch']}" in predict_table(drafter_sets)
+    both = roofline.predict("h100-sxm", "llama-3.1-70b", 75, 8192, tp=4, **kw)
+    (line,) = [w for w in both["warnings"] if w.startswith("the drafter does not fit on l4")]
+    assert line.endswith(f"(it holds the drafter for {both['spec']['drafter_device_max_batch']} sequences; the target's "
+                         f"devices {both['spec']['target_max_batch']})")
+    plain = roofline.predict("h100-sxm", "llama-3.1-70b", 8, tp=4, method="eagle", alpha=0.8, k=3)["spec"]
+    assert plain["drafter_device_max_batch"] is None and plain["target_max_batch"] == plain["max_batch"]
 
 
 def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():

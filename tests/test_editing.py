@@ -1277,6 +1277,17 @@ def test_a_moe_block_missing_a_count_is_said_whole_and_models_diff_shows_kv_in_k
                                               "all three), found only top_k")
     code, out, _ = roofline("models", "diff", "llama-3.1-8b", "qwen3-8b")
     assert code == 0 and re.search(r"KV per token at 4k \(bf16\) +128\.0 KiB +144\.0 KiB", out)
+    assert "a device" not in out  # tp 1: the whole model's is a device's
+
+
+def test_models_diff_at_a_tp_says_the_kv_a_device_holds():
+    """qa343: at --tp 8 `models diff llama-3.1-70b deepseek-v3` said only the whole model's KV a token (0.214x), where
+    each device holds 40 KiB of Llama's (8 KV heads over 8 ranks) against DeepSeek's replicated 68.6 KiB latent: 1.7x."""
+    from roofline.editing import diff_models
+
+    text = diff_models("llama-3.1-70b", "deepseek-v3", hardware="h200", tp=8)
+    assert re.search(r"KV per token a device at 4k \(bf16, tp 8\) +40\.0 KiB +68\.6 KiB +1\.7\dx", text), text
+    assert re.search(r"KV per token at 4k \(bf16\) +320\.0 KiB +68\.6 KiB", text)
 
 
 def test_a_path_profile_named_with_a_slash_or_linked_to_a_built_in_reads_as_before(roofline, tmp_path):
