@@ -104,23 +104,43 @@ from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_to
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
-    _check_profile_arg("load_hardware", "hardware", hardware, HardwareSpec)
-    return (check_hardware_spec(hardware, _folders(profiles)) if isinstance(hardware, HardwareSpec)
-            else _load_hardware(str(hardware), _folders(profiles)))
+    return _named_profile("load_hardware", "hardware", _hardware_arg("load_hardware"), hardware, _folders(profiles, "load_hardware"))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
     """A model profile by name, path, or the spec itself."""
-    _check_profile_arg("load_model", "model", model, ModelSpec)
-    return check_model_spec(model) if isinstance(model, ModelSpec) else _load_model(str(model), _folders(profiles))
+    return _named_profile("load_model", "model", _model_arg("load_model"), model, _folders(profiles, "load_model"))
 
 
 def load_engine(engine: str | ServingEngine | None = None, profiles: tuple[str | Path, ...] = ()) -> ServingEngine:
     """A serving-engine profile by name or path, or the spec itself (None: the default engine, vllm; `ideal` is the
     roofline bound, whose only fixed costs are the hardware's step overhead and link latency)."""
-    if engine is not None:
-        _check_profile_arg("load_engine", "engine", engine, ServingEngine)
-    return _load_engine(str(engine) if isinstance(engine, Path) else engine, _folders(profiles))
+    return _named_profile("load_engine", "engine", _engine_arg("load_engine"), engine, _folders(profiles, "load_engine"))
+
+
+# The loaders of a profile argument (a name, a path or a spec object of its kind) for the call `where` (load_*,
+# predict): their errors unprefixed but a wrong kind's, which _named_profile says with the call and the argument
+# (qa344: load_model('llama-9') said 'unknown model ...' bare where predict says 'predict: model: ...').
+def _hardware_arg(where: str, field: str = "hardware"):
+    def load(value, folders):
+        _check_profile_arg(where, field, value, HardwareSpec)
+        return check_hardware_spec(value, folders) if isinstance(value, HardwareSpec) else _load_hardware(str(value), folders)
+    return load
+
+
+def _model_arg(where: str, field: str = "model"):
+    def load(value, folders):
+        _check_profile_arg(where, field, value, ModelSpec)
+        return check_model_spec(value) if isinstance(value, ModelSpec) else _load_model(str(value), folders)
+    return load
+
+
+def _engine_arg(where: str, field: str = "engine"):
+    def load(value, folders):
+        if value is not None:
+            _check_profile_arg(where, field, value, ServingEngine)
+        return _load_engine(str(value) if isinstance(value, Path) else value, folders)
+    return load
 
 
 def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
@@ -317,13 +337,14 @@ def _rates(value, name: str, where: str):
     return [_scalar_float(v, name, where) for v in value]
 
 
-def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -> int:
-    """One integer in low..high; a whole float (8.0, 1e3) is taken as one, as a scenario's axis values are."""
+def _scalar_int(value, name: str, low: int, high: int, where: str = "predict", high_is: str = "") -> int:
+    """One integer in low..high; a whole float (8.0, 1e3) is taken as one, as a scenario's axis values are. `high_is`:
+    what sets the bound, where another option does (qa344: 'shared_prefix: expected an integer in 0..100' of context 100)."""
     value = _one(value, name, where, "one integer")
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise field_error(where, name, f"an integer in {low}..{high:,}", value)
+        raise field_error(where, name, f"an integer in {low}..{high:,}" + (f" ({high_is})" if high_is else ""), value)
     return int(value)
 
 
@@ -540,7 +561,8 @@ def predict(
         raise field_error(where, "overlap", "true or false", overlap)
     overlap = bool(overlap)
     profiles = _folders(profiles, where)
-    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
+    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where, high_is=f"the context, {context:,}: a prefix "
+                                "is part of it")
     prefix_note = ""  # said with the other warnings, in the result (qa295: a Python warning alone, missing from --json)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
@@ -567,15 +589,15 @@ def predict(
 
     with warnings.catch_warnings(record=True) as loaded:  # what reading the profiles warns of (a unit slip, a family
         warnings.simplefilter("always")  # named nowhere) is the point's too: in `warnings` (qa318: on stderr alone)
-        hw = _named_profile(where, "hardware", load_hardware, hardware, profiles)
-        target = _named_profile(where, "model", load_model, model, profiles)
+        hw = _named_profile(where, "hardware", _hardware_arg(where), hardware, profiles)
+        target = _named_profile(where, "model", _model_arg(where), model, profiles)
         if method == "mtp" and target.mtp_modules < 1:
             raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} "
                                 "(mtp_modules: 0); use eagle or draft")
-        eng = _named_profile(where, "engine", load_engine, engine, profiles).for_hardware(hw)
-        draft_hw = (_named_profile(where, "draft_hardware", load_hardware, draft_hardware, profiles)
+        eng = _named_profile(where, "engine", _engine_arg(where), engine, profiles).for_hardware(hw)
+        draft_hw = (_named_profile(where, "draft_hardware", _hardware_arg(where, "draft_hardware"), draft_hardware, profiles)
                     if draft_hardware is not None and method != "none" else None)
-        draft_spec = _named_profile(where, "draft", load_model, draft, profiles) if draft is not None and method != "none" else None
+        draft_spec = _named_profile(where, "draft", _model_arg(where, "draft"), draft, profiles) if draft is not None and method != "none" else None
     for w in loaded:  # another library's warning goes on as it came
         if not issubclass(w.category, RooflineWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -861,7 +883,8 @@ def predict(
             effect = ("best k and its gain run optimistic" if best_k > k else
                       f"the gain at k = {best_k} runs low (its positions accept more than that alpha)")
             remedy = (f"measure at k = {best_k} to compare" if acceptance_length is not None else
-                      "per-position rates (--acceptance) place it better" if one_alpha else
+                      f"per-position rates ({'--acceptance' if where == 'command line' else 'acceptance'}) place it better"
+                      if one_alpha else  # the flag to a command line, the keyword to a library caller (qa344)
                       f"rates measured to position {best_k} place it better")
             out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
                                    f"{effect}: {remedy}")

@@ -323,8 +323,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if isinstance(v, list):  # a 2-D array or a nested list: say so, not just its first row
                 raise RooflineError(f"{where}: {key}: expected a flat list of numbers (one axis), found a nested list "
                                     f"of {len(spec)} rows, the first {str(v)[:60]}")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):
-                raise field_error(where, key, "a list of numbers", v)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):  # nan said as not finite (qa344)
+                raise field_error(where, key, "a list of finite numbers" if isinstance(v, (int, float)) and not isinstance(v, bool)
+                                  else "a list of numbers", v)
         values = np.asarray(spec, dtype=np.float64)
 
     elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are

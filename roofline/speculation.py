@@ -499,9 +499,14 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
         raise RooflineError(f"{where}: draft_hardware: expected only with a method that runs a drafter (draft, mtp, "
                             f"eagle or medusa), found method {' and '.join(methods)}")
     if not overlap and (draft_hardware is None or "draft" not in methods):  # said, not ignored (qa93: the API ignored it)
-        raise RooflineError(f"{where}: overlap: expected false (--no-overlap) only with a draft model on a device of its own "
-                            f"(method draft and draft_hardware: the one drafter that overlaps with verification), found method "
-                            f"{' and '.join(methods)}" + ("" if draft_hardware is not None else " and no draft_hardware"))
+        # the command line's flag, spelled as the user typed it; a library caller's or a file's field (qa344: a keyword
+        # argument overlap=False was told of --no-overlap)
+        cli = where == "command line"
+        field, hardware = ("--no-overlap", "--draft-hardware") if cli else ("overlap", "draft_hardware")
+        raise RooflineError(f"{where}: {field}: expected {'it' if cli else 'false'} only with a draft model on a device of its "
+                            f"own (method draft and {hardware}: the one drafter that overlaps with verification), found "
+                            f"{'' if cli else 'false with '}method {' and '.join(methods)}"
+                            + ("" if draft_hardware is not None else f" and no {hardware}"))
 
 
 MEASURED_ON = {"mtp": ("deepseek-v3", "deepseek-r1"), "eagle": ("llama-3.1-8b",), "ngram": ()}  # models DEFAULT_RATES come from

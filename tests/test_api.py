@@ -1240,3 +1240,39 @@ def test_an_engine_change_an_override_sets_again_on_the_device_is_said():
         roofline.sweep({"name": "s", "hardware": ["h100-sxm", "mi300x"], "model": "llama-3.1-8b", "engine": slow,
                         "axes": {"batch": [1, 8], "context": [1024]}})
     assert len([w for w in caught if "sets it again on mi300x" in str(w.message)]) == 1
+
+
+def test_the_load_functions_say_their_call_and_argument_first_as_predict_does():
+    """qa344: load_model('llama-9') said 'unknown model ...' bare, load_model('') 'model name: ...', a missing profiles
+    folder 'profiles: ...', where predict says 'predict: model: ...' and load_hardware(3) 'load_hardware: hardware: ...'."""
+    from roofline.errors import UnknownName
+
+    with pytest.raises(UnknownName, match=r"^load_model: model: unknown model 'llama-9'; closest: "):
+        roofline.load_model("llama-9")
+    with pytest.raises(RooflineError, match=r"^load_model: model: expected a non-empty name, found ''$"):
+        roofline.load_model("")
+    with pytest.raises(RooflineError, match=r"^load_model: profiles: /nonexistent-qa344: expected a folder of profiles"):
+        roofline.load_model("llama-3.1-8b", profiles="/nonexistent-qa344")
+    with pytest.raises(UnknownName, match=r"^load_engine: engine: unknown engine 'vlm'; closest: vllm"):
+        roofline.load_engine("vlm")
+    with pytest.raises(UnknownName, match=r"^load_hardware: hardware: unknown hardware 'h1000'"):
+        roofline.load_hardware("h1000")
+    assert roofline.load_engine().name == "vllm" and roofline.load_hardware("H100").name == "h100-sxm"
+
+
+def test_a_library_caller_is_told_of_the_acceptance_keyword_not_its_flag():
+    """qa344: predict() told a notebook user that '(--acceptance)' places the best k better."""
+    (note,) = [w for w in roofline.predict("h200", "llama-3.1-8b", batch=32, context=4096, method="eagle", k=4,
+                                           alpha=0.8)["warnings"] if w.startswith("best k")]
+    assert note.endswith("per-position rates (acceptance) place it better") and "--" not in note
+
+
+def test_a_shared_prefix_past_the_context_is_told_the_bound_is_the_context_and_a_nan_axis_value_is_not_finite():
+    """qa344: 'shared_prefix: expected an integer in 0..100, found 200' did not say the 100 is the context; a sweep's
+    alpha of nan was 'expected a list of numbers', as if nan were text."""
+    with pytest.raises(RooflineError, match=r"^predict: shared_prefix: expected an integer in 0\.\.100 \(the context, 100: "
+                                            r"a prefix is part of it\), found 200$"):
+        roofline.predict("h100", "llama-3.1-8b", context=100, shared_prefix=200)
+    with pytest.raises(RooflineError, match=r"^sweep: axes\.alpha: expected a list of finite numbers, found nan$"):
+        roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle",
+                        "axes": {"batch": [1], "alpha": [float("nan")]}})

@@ -437,15 +437,17 @@ def test_a_single_value_option_given_twice_and_an_ignored_no_overlap_are_refused
     code, _, err = roofline("predict", "--batch=1", "--batch", "2")
     assert (code, err.strip()) == (2, "error: command line: --batch: expected once, found 1 and 2")
     code, _, err = roofline("predict", "--method", "eagle", "--no-overlap")
-    assert code == 2 and err.startswith("error: command line: --overlap: expected false (--no-overlap) only with a draft model "
-                                        "on a device of its own (method draft and --draft-hardware")
+    assert code == 2 and err.strip() == ("error: command line: --no-overlap: expected it only with a draft model on a device "
+                                         "of its own (method draft and --draft-hardware: the one drafter that overlaps with "
+                                         "verification), found method eagle and no --draft-hardware")
     # the API and scenario files check it too (qa93: predict(..., overlap=False) with eagle ran as without it)
     import roofline as api
     from roofline.errors import RooflineError
 
-    with pytest.raises(RooflineError, match="predict: overlap: expected false"):
+    with pytest.raises(RooflineError, match="predict: overlap: expected false") as raised:
         api.predict("h100", "llama-3.1-8b", 4, method="eagle", k=4, alpha=0.7, overlap=False)
-    with pytest.raises(RooflineError, match="overlap: expected false .* found method eagle and no draft_hardware"):
+    assert "--" not in str(raised.value)  # a keyword argument is not told of a flag (qa344)
+    with pytest.raises(RooflineError, match="overlap: expected false .* found false with method eagle and no draft_hardware"):
         api.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "overlap": False, "axes": {"batch": [1]}})
 
 
