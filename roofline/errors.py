@@ -75,6 +75,9 @@ def shown_value(found: object) -> str:
     return shown[:117] + "..." if len(shown) > 120 else shown
 
 
+PYTHON_CALLS = ("predict", "sweep", "load_hardware", "load_model", "load_engine")  # the public API's `where`s
+
+
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing).
 
@@ -84,6 +87,8 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     in_file = re.search(r"\.(ya?ml|json)\b", where, re.IGNORECASE) is not None
     shown = "nothing" if found is MISSING else "null" if found is None and in_file else shown_value(found)  # qa223: a
     # file's `key:` or JSON null read as Python's None
+    if isinstance(found, bool) and where in PYTHON_CALLS:  # a library caller's True, as passed (qa344: 'found true')
+        shown = repr(found)
     line = field_line(where, field)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{shown_field(field)}: expected {expected}, found {shown}")
 

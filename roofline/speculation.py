@@ -68,7 +68,7 @@ import numpy as np
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
-from roofline.errors import RooflineError, closest_names, field_error, field_line, shown_value
+from roofline.errors import PYTHON_CALLS, RooflineError, closest_names, field_error, field_line, shown_value
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
@@ -503,9 +503,10 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
         # argument overlap=False was told of --no-overlap)
         cli = where == "command line"
         field, hardware = ("--no-overlap", "--draft-hardware") if cli else ("overlap", "draft_hardware")
-        raise RooflineError(f"{where}: {field}: expected {'it' if cli else 'false'} only with a draft model on a device of its "
+        off = "False" if where in PYTHON_CALLS else "false"  # as a library caller passed it, as a file writes it
+        raise RooflineError(f"{where}: {field}: expected {'it' if cli else off} only with a draft model on a device of its "
                             f"own (method draft and {hardware}: the one drafter that overlaps with verification), found "
-                            f"{'' if cli else 'false with '}method {' and '.join(methods)}"
+                            f"{'' if cli else off + ' with '}method {' and '.join(methods)}"
                             + ("" if draft_hardware is not None else f" and no {hardware}"))
 
 

@@ -1276,3 +1276,12 @@ def test_a_shared_prefix_past_the_context_is_told_the_bound_is_the_context_and_a
     with pytest.raises(RooflineError, match=r"^sweep: axes\.alpha: expected a list of finite numbers, found nan$"):
         roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle",
                         "axes": {"batch": [1], "alpha": [float("nan")]}})
+
+
+def test_a_library_caller_s_boolean_is_said_as_python_writes_it():
+    """qa344: predict(batch=True) said 'found true', YAML's spelling, to a Python caller; a file still says true."""
+    with pytest.raises(RooflineError, match=r"^predict: batch: expected an integer in 1\.\.100,000,000, found True$"):
+        roofline.predict("h100", "llama-3.1-8b", batch=True)
+    from roofline.errors import field_error
+
+    assert str(field_error("s.yaml", "batch", "a number", True)).endswith("found true")

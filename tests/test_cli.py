@@ -444,10 +444,10 @@ def test_a_single_value_option_given_twice_and_an_ignored_no_overlap_are_refused
     import roofline as api
     from roofline.errors import RooflineError
 
-    with pytest.raises(RooflineError, match="predict: overlap: expected false") as raised:
+    with pytest.raises(RooflineError, match="predict: overlap: expected False") as raised:
         api.predict("h100", "llama-3.1-8b", 4, method="eagle", k=4, alpha=0.7, overlap=False)
     assert "--" not in str(raised.value)  # a keyword argument is not told of a flag (qa344)
-    with pytest.raises(RooflineError, match="overlap: expected false .* found false with method eagle and no draft_hardware"):
+    with pytest.raises(RooflineError, match="overlap: expected False .* found False with method eagle and no draft_hardware"):
         api.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "overlap": False, "axes": {"batch": [1]}})
 
 
