@@ -103,6 +103,16 @@ class HardwareSpec:
         copy made by `hw new --from mi300x` keeps family mi300x: renamed, it still takes AMD's engine values."""
         return (self.family or self.name).lower()
 
+    def shares_scale_up(self, other: HardwareSpec) -> bool:
+        """Whether `other` can be one more device on this one's scale-up link (NVLink, xGMI, ICI): the same kind (its
+        engine_family: a copy made with `hw new` is its source's kind) on the same link (bandwidth, latency, domain,
+        mesh or torus). A kind's other board is not: an H100 SXM5 94GB (HGX 4-GPU, family h100-sxm) is never on an
+        8-GPU H100 board's NVSwitch (qa343)."""
+        def link(hw: HardwareSpec) -> tuple:
+            return (hw.engine_family, hw.link_bw_bytes_per_s, hw.link_latency_s, hw.scale_up_domain, hw.mesh_links,
+                    hw.torus_shape)
+        return link(self) == link(other)
+
     def compute_dtype(self, dtype: str) -> str:
         """The dtype a GEMM on `dtype` operands runs in on this device (its fastest supported form); 4-bit weights take
         the fp4 peak only in a format it takes (fp4_formats: an MI355X runs NVFP4 weight-only)."""

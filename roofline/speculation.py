@@ -37,9 +37,11 @@ attention group):
                  drafter goes on from: the hidden states of the tau tokens kept, in bf16, to a head drafter, which
                  extends its own KV with them (medusa's heads: the last kept token's alone, 1 for tau), or their
                  4-byte ids to a draft model; one latency each way, until
-                 session 30 one in all, qa118); bw_link and t_link: a device of the target's kind
-                 (its engine_family: a copy made with `hw new` is its source's kind) is one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
-                 else the scale-out one); a device of another kind is never on the target's NVLink, so the slower of the two devices' links outside their domain
+                 session 30 one in all, qa118); bw_link and t_link: a device of the target's kind on the target's
+                 scale-up link (HardwareSpec.shares_scale_up: its engine_family, a copy made with `hw new` its source's
+                 kind, and the same link fields) is one more GPU beside the target's (link_for(devices + 1): the scale-up
+                 link while the domain has room, else the scale-out one); a device of another kind or board is never on
+                 the target's NVLink, so the slower of the two devices' links outside their domain
                  (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
@@ -649,7 +651,7 @@ def speculative_metrics(
         kept_back_tokens = 1.0 if method == "medusa" else tau
         link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + kept_back_tokens * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
                                                                     else TOKEN_ID_BYTES))
-        if dhw.engine_family == hw.engine_family:  # the target's kind (a copy made by hw new shares its family): one more
+        if hw.shares_scale_up(dhw):  # the target's kind on its link (a copy made by hw new shares both): one more
             # GPU, inside the scale-up domain if it has room (a renamed copy was priced over the scale-out link; qa93)
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out

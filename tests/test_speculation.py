@@ -705,6 +705,13 @@ def test_a_drafter_on_a_renamed_copy_of_the_targets_device_is_one_more_gpu_besid
     same, renamed = (roofline.predict("h100-sxm", "llama-3.1-70b", 32, tp=4, method="draft", draft="llama-3.2-1b", k=4,
                                       alpha=0.7, draft_hardware=d)["spec"]["transfer_time_s"] for d in (h100, copy))
     assert renamed == pytest.approx(same) and same < 10e-6
+    # qa343: the kind's other board (an HGX 4-GPU H100 SXM5 94GB, family h100-sxm) is not on the 8-GPU board's
+    # NVSwitch: the slower of the two links out, as any other device
+    board = load_hardware("h100-sxm-94gb")
+    assert board.engine_family == "h100-sxm" and not h100.shares_scale_up(board) and h100.shares_scale_up(copy)
+    other = roofline.predict("h100-sxm", "llama-3.1-70b", 32, tp=4, method="draft", draft="llama-3.2-1b", k=4, alpha=0.7,
+                             draft_hardware=board)["spec"]["transfer_time_s"]
+    assert other > 2 * 20e-6  # two scale-out latencies (20 us each) and the bytes
 
 
 @pytest.mark.slow
