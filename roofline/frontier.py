@@ -338,6 +338,8 @@ META_CHECKS = {
     "speculating_caps": (lambda v: v is None or (isinstance(v, dict) and all(_is_number(c) for c in v.values())),
                          "an object of engines' caps or null"),
     "axes": (lambda v: isinstance(v, dict), "an object of the swept axes"),
+    **{key: (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1), "a number of tokens or null")
+       for key in ("prompt", "output_len")},  # a request's (the serving columns', grid.SERVING_COLUMNS)
 }
 
 

@@ -99,6 +99,14 @@ OUTPUT_COLUMNS = (
 )
 INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
+# a serving benchmark's figures, where a scenario gives a request (prompt and output_len): serving_columns
+SERVING_COLUMNS = ("ttft_s", "serving_ttft_s", "baseline_serving_ttft_s", "serving_time_per_output_token_s",
+                   "baseline_serving_time_per_output_token_s", "serving_speedup")
+
+
+def sweep_columns(sc: Scenario) -> tuple[str, ...]:
+    """The columns of a sweep's table: COLUMNS, and SERVING_COLUMNS where the scenario gives a request."""
+    return (*COLUMNS, *SERVING_COLUMNS) if sc.prompt is not None else COLUMNS
 
 
 @dataclass(frozen=True)
@@ -497,7 +505,48 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     out["cost_usd_per_million_tokens"] = np.broadcast_to(usd_per_million_tokens(usd_per_hour, out["tokens_per_s"]), shape)
     out["baseline_cost_usd_per_million_tokens"] = np.broadcast_to(
         usd_per_million_tokens(rent_usd_per_hour(price, cfg.dep.devices), out["baseline_tokens_per_s"]), shape)
+    if sc.prompt is not None:
+        out.update(serving_columns(sc, cfg, out, b, kk, shape))
     return out
+
+
+def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.ndarray, shape: tuple) -> dict:
+    """What a serving benchmark with B requests in flight, each of P = sc.prompt tokens and O = sc.output_len, reads
+    (predict's --prompt and --output-len, api._serving_terms, term by term), with and without speculation:
+
+        ttft_s                                   t_prefill(P), the request's own prefill pass (engine.ttft_s)
+        baseline_serving_ttft_s   = t_prefill(P)                 at B = 1, else t_step + t_stall(1)
+        serving_ttft_s            = (t_prefill(P) at B = 1, else t_iter + t_stall(q_v)) + t_draft_prefill(P)   (k > 0)
+        baseline_serving_time_per_output_token_s = t_step + (B - 1) t_stall(1) / O
+        serving_time_per_output_token_s          = t_iter / tau + (B - 1) t_stall(q_v) / O
+        serving_speedup = baseline_serving_time_per_output_token_s / serving_time_per_output_token_s
+
+    t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
+    tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
+    of the prompt (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the
+    baseline's."""
+    from roofline.engine import arrival_stall_s, ttft_s
+    from roofline.speculation import drafter_ttft_s
+
+    prompt, output_len = sc.prompt, sc.output_len
+    hw, model, dep, engine = cfg.hw, cfg.model, cfg.dep, cfg.engine
+    drafting = speculates(cfg.method, k)
+    q_v = np.where(drafting, (sc.tree_nodes + 1) if sc.tree_nodes is not None else k + 1, 1)
+    prefill_s = float(ttft_s(hw, model, prompt, dep, engine))
+    draft_s = drafter_ttft_s(cfg.method, model, cfg.draft, draft_vocab_of(cfg.method, sc.draft_vocab), hw, cfg.draft_hw,
+                             dep, engine, prompt) if speculates(cfg.method, 1) else None
+    stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1)
+    stall_s = arrival_stall_s(hw, model, prompt, b, dep, engine, q_v)
+    single = b <= 1
+    step, iteration, tau = out["step_time_s"], out["iteration_time_s"], out["tau"]
+    plain_ttft = np.where(single, prefill_s, step + stall_plain_s)
+    spec_ttft = np.where(single, prefill_s, iteration + stall_s) + (float(draft_s) if draft_s is not None else 0.0)
+    plain_tpot = step + (b - 1.0) * stall_plain_s / output_len
+    spec_tpot = np.where(drafting, iteration / tau + (b - 1.0) * stall_s / output_len, plain_tpot)
+    columns = {"ttft_s": np.full(shape, prefill_s), "baseline_serving_ttft_s": plain_ttft,
+               "serving_ttft_s": np.where(drafting, spec_ttft, plain_ttft), "baseline_serving_time_per_output_token_s": plain_tpot,
+               "serving_time_per_output_token_s": spec_tpot, "serving_speedup": plain_tpot / spec_tpot}
+    return {name: np.broadcast_to(value, shape) for name, value in columns.items()}
 
 
 def config_labels(cfg: Config) -> dict[str, str]:
@@ -583,7 +632,7 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
         cols[name] = np.full(n, value, dtype=np.int64)
     for name in ("batch", "context", "k", "alpha"):
         cols[name] = np.ravel(grid[name])
-    for name in OUTPUT_COLUMNS:
+    for name in OUTPUT_COLUMNS + (SERVING_COLUMNS if sc.prompt is not None else ()):
         cols[name] = np.ravel(block[name])
     for name in INT_COLUMNS:
         cols[name] = cols[name].astype(np.int64, copy=False)
@@ -727,7 +776,8 @@ def blocks_frame(blocks: list[tuple[dict, dict]], categorical: bool) -> pd.DataF
     costs were most of a small sweep's time)."""
     counts = np.array([len(cols["batch"]) for _, cols in blocks], dtype=np.int64)
     data = {}
-    for name in COLUMNS:
+    serving = SERVING_COLUMNS if blocks and SERVING_COLUMNS[0] in blocks[0][1] else ()  # a request's sweep (sweep_columns)
+    for name in (*COLUMNS, *serving):
         if name in LABEL_COLUMNS:
             values = [labels[name] for labels, _ in blocks]
             if categorical:
@@ -880,6 +930,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
                             for m in dict.fromkeys(c.model.name for c in configs)},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "acceptance_length": None if sc.acceptance_length is None else dict(zip(("tau", "k"), sc.acceptance_length)),
+        "prompt": sc.prompt, "output_len": sc.output_len,  # a request's tokens: the serving columns' (SERVING_COLUMNS)
         # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is
         # empty on those rows), with where they come from
         "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})
@@ -970,7 +1021,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]
     try:
-        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
+        with TableWriter(out_dir / "results", sweep_columns(sc), fmt, rows=total) as writer:
             for labels, cols in _timed(blocks, timings):
                 writer.write(labels, cols)
                 done += len(cols["batch"])

@@ -690,7 +690,8 @@ def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
     if speculating and gains:  # qa342: a chat workload's gains read at 2x where its serving TPOT gives 1.3x
         caveat += ("\nsteady decoding: a serving benchmark's time per token adds arriving prompts' prefills "
-                   "(predict --prompt P --output-len O)")
+                   + ("(this sweep's serving_* columns)" if meta.get("prompt") else
+                      "(predict --prompt P --output-len O, or a scenario's prompt and output_len)"))
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
         caveat += "\n" + "; ".join(f"under {e} a speculating batch above {c:,} assumes its cap raised "

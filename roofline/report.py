@@ -280,7 +280,7 @@ def _assumptions(results) -> list[str]:
             "Costs count decoding only, not prefill: each is the devices' rent over the tokens they decode, the devices "
             "busy all the time (full utilisation). Speeds are steady decoding's too: where requests come and go, each "
             "arriving prompt's prefill stalls the batch (`roofline predict --prompt P --output-len O` prints a point's "
-            "serving TPOT and its cost at it).",
+            "serving TPOT and its cost at it; a scenario's `prompt` and `output_len` add its serving columns to a sweep).",
             f"Serving engine: `{DEFAULT_ENGINE}` unless a scenario names another (each section's scenario line says which).",
             f"Computed by roofline {__version__}."]
 

@@ -25,7 +25,9 @@ sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tr
 shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario, and
 layouts (a list of whole layouts, `[{tp: 8}, {dp_attention: 8, ep: 8}]`, swept side by side instead of every
 combination of tp, dp_attention, ep and pp, which it replaces), acceptance_length ({tau: T, k: K}: a measured
-acceptance length, tokens an iteration at draft length K, swept as the one alpha that gives it).
+acceptance length, tokens an iteration at draft length K, swept as the one alpha that gives it), and prompt and
+output_len together (a request's tokens, as predict's --prompt and --output-len: the sweep adds a serving benchmark's
+columns, grid.SERVING_COLUMNS, and the context axis defaults to the request's mean context, prompt + output_len / 2).
 Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8]; with
 a method and no alpha axis or acceptance, the method's published default rates (speculation.py).
 """
@@ -67,7 +69,7 @@ REPORT_QUESTIONS = (
 _KEYS = {
     "type", "name", "description", "question", "hardware", "model", "engine", "method", "draft", "draft_hardware",
     "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp", "axes", "overlap",
-    "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts", "acceptance_length",
+    "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts", "acceptance_length", "prompt", "output_len",
 }
 # keys that may be a list: every combination is one config of the sweep
 CONFIG_KEYS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype",
@@ -100,6 +102,8 @@ class Scenario:
     shared_prefix: tuple[int, ...] = (0,)
     layouts: tuple[tuple[int, int, int, int], ...] = ()  # (tp, dp_attention, ep, pp) each; () crosses the four keys
     acceptance_length: tuple[float, int] | None = None  # (tau, k) measured: the alpha axis is the alpha that gives it
+    prompt: int | None = None       # a request's prompt and output tokens: the sweep adds a serving benchmark's columns
+    output_len: int | None = None   # (time per output token and TTFT with the others' prefills; grid.SERVING_COLUMNS)
     description: str = ""
     question: str = ""  # the report question it answers (REPORT_QUESTIONS; '' : the one its name is, if any)
     axes: dict = field(default_factory=dict)
@@ -197,6 +201,22 @@ def _layouts(where: str, data: dict) -> tuple[tuple[int, int, int, int], ...]:
             raise field_error(where, f"layouts[{i}]", "each layout once", item)
         out.append(layout)
     return tuple(out)
+
+
+def _request(where: str, data: dict) -> tuple[int | None, int | None]:
+    """A scenario's request, `prompt` and `output_len` (predict's --prompt and --output-len), both or neither: whole
+    numbers of tokens in 1..CONTEXT_MAX, a whole float taken as one as the axes take it."""
+    given = {key: data.get(key) for key in ("prompt", "output_len")}
+    if (given["prompt"] is None) != (given["output_len"] is None):
+        missing = "output_len" if given["output_len"] is None else "prompt"
+        raise field_error(where, missing, f"a number of tokens beside {'prompt' if missing == 'output_len' else 'output_len'} "
+                          "(a request's prompt and output tokens go together: the serving columns need both)", MISSING)
+    for key, value in given.items():
+        if isinstance(value, float) and value.is_integer():
+            given[key] = value = int(value)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CONTEXT_MAX):
+            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}", value)
+    return given["prompt"], given["output_len"]
 
 
 def _raise(error: Exception):
@@ -455,7 +475,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         if not isinstance(tree, dict) or set(tree) != {"nodes", "tau"}:
             raise field_error(where, "tree", "a mapping {nodes: N, tau: T}", tree)
         tree_nodes, tree_tau = tree["nodes"], tree["tau"]
-    defaults = {"batch": [1], "context": [1024], "alpha": [0.8],
+    prompt, output_len = _request(where, data)
+    mean_context = None if prompt is None else round(prompt + output_len / 2)  # a request's mean context over its life
+    defaults = {"batch": [1], "context": [1024 if mean_context is None else mean_context], "alpha": [0.8],
                 "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
     import warnings
 
@@ -528,15 +550,18 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise field_error(where, "question", "one of the report's questions (" + ", ".join(REPORT_QUESTIONS) + ")", question)
     for note in axis_notes:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
+    if mean_context is not None and "context" in raw_axes:  # qa204's note, as predict says it, once the scenario is valid
+        off = [int(c) for c in axes["context"] if abs(c - mean_context) > 0.25 * mean_context]
+        if off:
+            warn(f"{where}: axes.context: a request of {prompt:,} prompt and {output_len:,} output tokens decodes at "
+                 f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"
+                 f"{' ...' if len(off) > 4 else ''} price its steps there (leave axes.context out to sweep at {mean_context:,}, "
+                 "as `roofline accuracy` prices a row)")
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
-        from roofline.errors import warn
-
         warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
              "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")
     repeats = len(axes["k"]) * len(axes["alpha"])
     if "none" in methods and len(methods) > 1 and not method_by_model and repeats > 1:  # qa205: 90 of 180 rows copies
-        from roofline.errors import warn
-
         warn(f"{where}: method: none beside {', '.join(m for m in methods if m != 'none')}: plain decoding's rows repeat "
              f"for each of the {repeats} (k, alpha) values of the axes, which do not change them (its rows are every "
              "speculative row's baseline_* columns, and the k = 0 rows where axes.k holds 0: leave none out)")
@@ -552,6 +577,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         tree_tau=None if tree_tau is None else float(tree_tau),
         layouts=layouts,
         acceptance_length=measured,
+        prompt=prompt,
+        output_len=output_len,
         description=str(data.get("description", "")),
         question=question or "",
         axes=axes,

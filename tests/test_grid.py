@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from roofline.engine import step_time_s
+from roofline.errors import RooflineError
 from roofline.grid import LABEL_COLUMNS, blocks_frame, iter_blocks, load_configs, operator_table, run_sweep
 from roofline.hardware import load_hardware
 from roofline.model import load_model
@@ -223,13 +224,16 @@ def test_k_zero_rows_have_no_break_even_batch_as_plain_decoding_has_none():
 def test_every_output_column_is_in_api_md_s_table_saying_whether_it_is_plain_or_speculative():
     from pathlib import Path
 
-    from roofline.grid import OUTPUT_COLUMNS
+    from roofline.grid import OUTPUT_COLUMNS, SERVING_COLUMNS
 
     text = (Path(__file__).parent.parent / "docs" / "API.md").read_text()
-    table = text[text.index("### Output columns"):text.index("## Lower levels")]
-    documented = {name for line in table.splitlines() if line.startswith("| `") for name in
-                  [c.strip(" `") for c in line.split("|")[1].split(",")]}
-    assert documented == set(OUTPUT_COLUMNS)
+
+    def documented(start: str, end: str) -> set:
+        table = text[text.index(start):text.index(end)]
+        return {name for line in table.splitlines() if line.startswith("| `") for name in
+                [c.strip(" `") for c in line.split("|")[1].split(",")]}
+    assert documented("### Output columns", "### Serving columns") == set(OUTPUT_COLUMNS)
+    assert documented("### Serving columns", "## Lower levels") == set(SERVING_COLUMNS)  # a request's sweep's
 
 
 @pytest.mark.slow
@@ -874,3 +878,67 @@ def test_the_host_work_share_over_a_quarter_is_never_printed_as_25_percent():
                         "axes": {"batch": [1, 192], "context": [2048], "k": [0, 2], "alpha": [0.7]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "over a quarter" in str(w.message)]
     assert len(said) == 1 and "llama-3.1-70b on h100-sxm tp 4 25.5% at batch 192" in said[0], said
+
+
+def _serving_scenario(**extra) -> dict:
+    return {"name": "serve", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 1024,
+            "output_len": 256, "axes": {"batch": [1, 8, 64], "k": [0, 3], "alpha": [0.7]}, **extra}
+
+
+@pytest.mark.slow
+def test_a_request_adds_the_serving_columns_predict_prints_at_the_same_point():
+    """A scenario could not carry prompt and output_len: sweeps showed decode-only gains where a serving benchmark's
+    time per output token adds the other requests' prefills (session 54's note). Each serving column is predict's."""
+    import roofline
+    from roofline.grid import COLUMNS, SERVING_COLUMNS
+
+    df = roofline.sweep(_serving_scenario())
+    assert tuple(df.columns) == (*COLUMNS, *SERVING_COLUMNS) and set(df["context"]) == {1024 + 128}  # the request's mean
+    for batch in (1, 8, 64):
+        p = roofline.predict("h100-sxm", "llama-3.1-8b", batch, 1152, method="eagle", k=3, alpha=0.7, prompt=1024, output_len=256)
+        spec, plain = (df[(df.batch == batch) & (df.k == k)].iloc[0] for k in (3, 0))
+        assert spec.ttft_s == pytest.approx(p["ttft_s"], rel=1e-12)
+        assert spec.serving_time_per_output_token_s == pytest.approx(p["spec"]["serving_time_per_output_token_s"], rel=1e-12)
+        assert spec.baseline_serving_time_per_output_token_s == pytest.approx(p["serving_time_per_output_token_s"], rel=1e-12)
+        assert spec.serving_ttft_s == pytest.approx(p["spec"]["serving_ttft_s"], rel=1e-12)
+        assert spec.baseline_serving_ttft_s == pytest.approx(p["serving_ttft_s"], rel=1e-12)
+        assert plain.serving_speedup == 1.0 and plain.serving_time_per_output_token_s == plain.baseline_serving_time_per_output_token_s
+    at = df[df.k == 3].set_index("batch")
+    assert at.loc[1, "serving_speedup"] == pytest.approx(at.loc[1, "speedup"])  # no other request's prefill at batch 1
+    assert at.loc[64, "serving_speedup"] < at.loc[64, "speedup"]  # each prefill stalls a wider verify pass longer
+    assert "ttft_s" not in roofline.sweep({**_serving_scenario(), "prompt": None, "output_len": None}).columns
+
+
+@pytest.mark.slow
+def test_a_request_s_serving_columns_are_written_and_a_draft_model_s_prefill_joins_its_ttft(tmp_path):
+    """The tables carry the columns (sweep_columns), scenario.json the request; a draft model prefills the prompt too."""
+    import json
+
+    from roofline.grid import SERVING_COLUMNS, write_sweep
+
+    data = _serving_scenario(method="draft", draft="llama-3.2-1b", model="llama-3.1-70b", tp=4)
+    sc = scenario_from_dict(data, "serve.yaml")
+    write_sweep(sc, load_configs(sc), tmp_path, plots=False)
+    table = pd.read_parquet(tmp_path / "results.parquet")
+    csv = pd.read_csv(tmp_path / "results.csv")
+    assert set(SERVING_COLUMNS) <= set(table.columns) and list(csv.columns) == list(table.columns)
+    meta = json.loads((tmp_path / "scenario.json").read_text())
+    assert (meta["prompt"], meta["output_len"]) == (1024, 256)
+    one = table[(table.batch == 1) & (table.k == 3)].iloc[0]
+    assert one.serving_ttft_s > one.ttft_s == one.baseline_serving_ttft_s  # the draft model's own prefill, before it drafts
+
+
+def test_a_request_is_prompt_and_output_len_together_in_range():
+    with pytest.raises(RooflineError, match=r"^s\.yaml: output_len: expected a number of tokens beside prompt .*found nothing$"):
+        scenario_from_dict({**_serving_scenario(), "output_len": None}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens beside output_len"):
+        scenario_from_dict({**_serving_scenario(), "prompt": None}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found 0$"):
+        scenario_from_dict({**_serving_scenario(), "prompt": 0}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"^s\.yaml: output_len: expected a number of tokens in .*found True$|found true$"):
+        scenario_from_dict({**_serving_scenario(), "output_len": True}, "s.yaml")
+    sc = scenario_from_dict({**_serving_scenario(), "prompt": 2000.0}, "s.yaml")
+    assert sc.prompt == 2000 and list(sc.axes["context"]) == [2128]
+    with pytest.warns(UserWarning, match=r"axes\.context: a request of 1,024 prompt and 256 output tokens decodes at 1,152 on "
+                                         r"average, and the serving columns at context 8,192 price its steps there"):
+        scenario_from_dict({**_serving_scenario(), "axes": {"batch": [1], "context": [1152, 8192]}}, "s.yaml")

@@ -1008,6 +1008,9 @@ def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_it
         return next(t.get_text() for t in fig.texts if t.get_text().startswith("predicted by"))
 
     assert f"\n{OPTIMISTIC} (under vllm: docs/ACCURACY.md)\nsteady decoding: " in footer_text(df, meta)
+    # where to read a benchmark's figures: predict or a request's scenario, or this sweep's own serving columns
+    assert footer_text(df, meta).endswith("(predict --prompt P --output-len O, or a scenario's prompt and output_len)")
+    assert footer_text(df, {**meta, "prompt": 1024, "output_len": 256}).endswith("(this sweep's serving_* columns)")
     assert OPTIMISTIC not in footer_text(df[df["engine"] == "ideal"], {**meta, "engine": ["ideal"]})  # the bare roofline
     small = df[df["batch"] < 32]
     assert OPTIMISTIC not in footer_text(small, {**meta, "engine": ["vllm"], "axes": {"batch": [1, 8]}})
