@@ -918,8 +918,10 @@ def predict(
                                    "give k, the tree's depth (each draft step widens the tree, so its draft time and the "
                                    "drafter's passes depend on it)")
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
-            out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding; the acceptance given (alpha, "
-                                   "rates or a tree's tau) serves only the best-k search")  # qa288: said unused beside
+            out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding; " + (
+                "the tree given is not used (a tree's tau holds at its depth alone: no best k is searched)"
+                if tree_nodes is not None else  # qa345: said to serve a search a tree never gets
+                "the acceptance given (alpha or rates) serves only the best-k search"))  # qa288: said unused beside
             # the best k it moved
         if acceptance is not None and speculates(method, k):  # every rate given: best k reads past k (qa138)
             out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]

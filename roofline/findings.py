@@ -535,7 +535,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
          opening + f"({tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}"
          f", derated ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
          f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
-        + (RIDGE_WHY if np.isfinite(rho) and rho > 0 else "")
+        + (ridge_why(meta) if np.isfinite(rho) and rho > 0 else "")
         + _dips_text(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
         + _speculating_cap_text(df, at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
         + _other_methods_text(methods, method, at_c0, a0, pays)
@@ -1171,8 +1171,14 @@ def _ridge_order(rho: float, free: pd.DataFrame) -> str:
     # read as the break-even batch being where the verify pass turns compute-bound, which comes well before it)
 
 
-RIDGE_WHY = ("The verify pass turns compute-bound once its B(k + 1) tokens near the ridge, and the gain shrinks from "
-             "there; it ends near the batch whose own decode step nears the ridge. ")  # said where the order follows
+def ridge_why(meta: dict) -> str:
+    """Why the break-even follows the ridge point, said where the order follows it: the verify pass's tokens, B(k + 1)
+    for a chain and B(N + 1) for a tree of N nodes (qa345: a tree's 944 tokens at batch 59 said as B(k + 1) = 236)."""
+    nodes = meta.get("tree_nodes")
+    tokens = f"B(N + 1) tokens (a tree of N = {nodes} nodes)" if nodes else "B(k + 1) tokens"
+    return (f"The verify pass turns compute-bound once its {tokens} near the ridge, and the gain shrinks from there; "
+            + ("a tree's wide pass gets there at a batch far below the one whose decode step nears the ridge. " if nodes else
+               "it ends near the batch whose own decode step nears the ridge. "))
 
 
 def _smallest_batch(rows: pd.DataFrame, speed: str) -> tuple[int, float] | None:

@@ -950,13 +950,17 @@ def _ranked_points(df: pd.DataFrame) -> pd.DataFrame:
     """The rows of `df` ordered so that the first of each (alpha, batch) of a panel is that point's best row: the row
     at the table's best k (k = best_k; best_k = 0, when the k axis holds 0, is the k = 0 row: no speculation, speedup 1),
     else, where the table names no best k (best_k = -1: nothing fits, or a tree, whose best depth is unknown), the
-    fitting row of the highest tokens/s, else a row that does not fit. Only those candidates are kept (the rows at
+    fitting row that drafts (k > 0: a tree's, at its one depth) of the highest tokens/s, else one that does not draft,
+    else a row that does not fit. Only those candidates are kept (the rows at
     best k, and every row of a point without one), sorted by (at best k, fits, tokens/s), descending:
     `drop_duplicates(["alpha", "batch"])` then picks."""
     df = df[(df["k"] == df["best_k"]) | (df["best_k"] < 0)]
-    ranked = df.assign(at_best_k=(df["k"] == df["best_k"]), fits_rank=df["fits_in_memory"].astype(bool))
-    return ranked.sort_values(["at_best_k", "fits_rank", "tokens_per_s"], ascending=False, kind="stable").drop(
-        columns=["at_best_k", "fits_rank"])
+    # a point without a best k drafts where it can (a tree's row at its one depth, not plain decoding's beside it: qa345,
+    # a losing tree drawn as the baseline)
+    ranked = df.assign(at_best_k=(df["k"] == df["best_k"]), fits_rank=df["fits_in_memory"].astype(bool),
+                       drafts=(df["best_k"] < 0) & (df["k"] > 0))
+    return ranked.sort_values(["at_best_k", "fits_rank", "drafts", "tokens_per_s"], ascending=False, kind="stable").drop(
+        columns=["at_best_k", "fits_rank", "drafts"])
 
 
 # ---------------------------------------------------------------- the six plots
@@ -1579,7 +1583,8 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     dots = df["batch"].nunique() <= 24
-    best_name = "best depth" if meta.get("tree_nodes") else "best k"  # a tree's k axis is its depth
+    depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]  # a tree sweeps one depth (scenario: qa345)
+    best_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if meta.get("tree_nodes") else "best k"
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
         base = _baseline_rows(sub)
@@ -1602,7 +1607,8 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if (~sub["fits_in_memory"].astype(bool)).any():
             _shade_memory_limit(ax, *_memory_limits(sub, fit if speculate else base, base))
     _shared_legend(fig, [ax for ax, _ in panels])
-    what = f"Throughput vs batch size, with speculation ({best_name} per point) and without" if speculate else \
+    what = (f"Throughput vs batch size, with speculation ({best_name}{'' if meta.get('tree_nodes') else ' per point'}) and "
+            "without") if speculate else \
         "Throughput vs batch size (no speculation)"
     _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
     return fig

@@ -237,9 +237,11 @@ READING = ("Acceptance is an input, not a prediction: each gain holds at the acc
 TERMS = (
     "k: the draft length, tokens the drafter proposes an iteration; α: the acceptance rate, the chance a draft token is "
     "accepted given that every one before it was.",
-    "tau: tokens a sequence emits an iteration, 1 + α + ... + α^k at one rate α, the bonus token (the target's own, after the last "
-    "accepted draft) included; speedup: tokens per second with speculation over plain decoding's, at the same batch.",
-    "Verify pass: the target's pass over each sequence's k draft tokens and the token before them (k + 1 tokens), about "
+    "tau: tokens a sequence emits an iteration, 1 + α + ... + α^k at one rate α (a draft tree's is measured, given with it), "
+    "the bonus token (the target's own, after the last accepted draft) included; speedup: tokens per second with "
+    "speculation over plain decoding's, at the same batch.",
+    "Verify pass: the target's pass over each sequence's k draft tokens and the token before them (k + 1 tokens; a tree's N "
+    "nodes and that token, N + 1), about "
     "one decode step's cost while it is memory-bound; break-even batch: the largest batch at which speculation still "
     "pays (speedup >= 1).",
     "Derated ridge point: the compute ceiling over the memory ceiling, in FLOP/B, each ceiling a peak times its "

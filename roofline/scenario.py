@@ -21,7 +21,7 @@ Each of hardware, model, engine, weight_dtype, expert_dtype, kv_dtype, tp, dp_at
 be a list: the sweep runs every combination (a "config"), each over the numeric axes in one vectorised
 pass. Optional keys: description, overlap (default true), draft_vocab, acceptance (a list of
 per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}: N draft nodes per
-sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth),
+sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth, one depth beside 0 at most),
 shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario, and
 layouts (a list of whole layouts, `[{tp: 8}, {dp_attention: 8, ep: 8}]`, swept side by side instead of every
 combination of tp, dp_attention, ep and pp, which it replaces), acceptance_length ({tau: T, k: K}: a measured
@@ -539,6 +539,12 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         # the option names in the message's body too, as the file spells them (qa130: 'tree_nodes + 1 = 21')
         text = text.replace("tree_nodes + 1", "tree.nodes + 1").replace("its tau from tree_tau", "its tau from tree.tau")
         raise RooflineError(text) from None
+    depths = [int(d) for d in axes["k"] if d > 0]
+    if tree_nodes is not None and len(depths) > 1:  # qa345: figures, reports and cheapest took the fastest of several
+        # depths, which under one tau is always the shallowest (only the draft steps change): an artefact
+        raise field_error(where, "axes.k", "one tree depth (0, plain decoding, may stand beside it): a tree's tau is "
+                          "measured at its depth, and at another depth it is unknown (a tree of another depth is a "
+                          "scenario of its own, with its measured tau)", ", ".join(map(str, depths)))
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
     name = data.get("name", name_from_file(where))

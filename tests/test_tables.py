@@ -954,6 +954,9 @@ def test_predicts_odd_points_say_their_rates_warnings_and_acceptance_rightly():
     plain = [roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=0, alpha=a) for a in (0.3, 0.9)]
     assert plain[0]["spec"]["best_k"] != plain[1]["spec"]["best_k"]  # the alpha moves the best k
     assert all("serves only the best-k search" in " ".join(p["warnings"]) for p in plain)
+    tree0 = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=0, tree_nodes=15, tree_tau=3.5)
+    assert "k 0: nothing is drafted, so the point is plain decoding; the tree given is not used" in " ".join(tree0["warnings"])
+    assert "best-k search" not in " ".join(tree0["warnings"])  # qa345: a tree gets none
     one = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", tree_nodes=1, tree_tau=2)
     assert "tree of 1 node, tau 2 (given)" in predict_text(one) and "tree of 1 nodes" not in " ".join(one["warnings"])
 
