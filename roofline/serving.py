@@ -629,7 +629,9 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
     notes = []
     if method in engine.speculation_refused:  # said alone: no layout or cap of it matters
         return [f"{method} speculation under {engine.name}: the engine has no {method} drafter (speculation_refused), "
-                f"so no {engine.name} setup runs this point"]
+                f"so no {engine.name} setup runs this point, as its profile describes the engine (`roofline engines show "
+                f"{engine.name}` says why, and which form of it, if any, has one)"]  # qa345: TensorRT-LLM's legacy
+    # engine flow runs Medusa, the PyTorch backend the profile describes does not
     if method in engine.speculation_refused_with_dp_attention and dep.dp_attention > 1:
         notes.append(f"{method} speculation with dp_attention {dep.dp_attention} under {engine.name}: the engine refuses "
                      f"{method} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "

@@ -806,6 +806,8 @@ def test_medusa_needs_an_acceptance_and_sglang_runs_none():
     assert not any("speculation_refused" in w for w in vllm["warnings"])
     trt = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, engine="trtllm")
     assert any("the engine has no medusa drafter" in w for w in trt["warnings"])  # its PyTorch backend (qa216)
+    assert any(w.endswith("as its profile describes the engine (`roofline engines show trtllm` says why, and which form of "
+                          "it, if any, has one)") for w in trt["warnings"])  # the legacy engine flow has one (qa345)
     # the heads are unquantised, as the LM head (qa216: an fp8 target's heads were labelled fp8, priced in bf16)
     fp8 = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, weight_dtype="fp8")
     assert fp8["spec"]["drafter_weight_dtype"] == "bf16" and fp8["spec"]["drafter_expert_dtype"] is None
