@@ -809,16 +809,18 @@ def plot(
         typer.echo(not_drawn(paths))
 
 
-def _write_frontier(out: Path, frontier, picks: dict | None, force: bool) -> None:
+def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False) -> None:
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
-    the answer printed); into a sweep's own folder, so a later sweep --force may replace it."""
+    the answer printed); into a sweep's own folder, so a later sweep --force may replace it. `ranked_by`: `serving`
+    where the speed and cost columns are a serving benchmark's (--serving: frontier.serving_view), else `decoding`."""
     from roofline.frontier import devices_in_use
     from roofline.outputs import add_to_marker
     from roofline.yamlio import write_text_atomic
 
     picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
     frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)],
-                               devices_in_use=devices_in_use(frontier))  # qa268: the table's devices, a drafter's own too
+                               devices_in_use=devices_in_use(frontier),  # qa268: the table's devices, a drafter's own too
+                               ranked_by="serving" if serving else "decoding")
     write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
     add_to_marker(out.parent, {out.name})
     typer.echo(str(out))
@@ -829,8 +831,9 @@ def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether its speeds and costs are decoding's or, with --serving, a serving benchmark's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
+    serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
@@ -840,7 +843,8 @@ def cheapest(
     computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
     Speeds and costs are steady decoding's: the prefills of arriving requests are in neither (`roofline predict --prompt
-    P --output-len O` prints a point's serving TPOT and its cost at it). Prices are those the sweep read from the
+    P --output-len O` prints a point's serving TPOT and its cost at it), but with --serving on a sweep of a scenario
+    with prompt and output_len: a serving benchmark's, from its serving columns. Prices are those the sweep read from the
     hardware profiles (a note says where a profile's price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
     runs), with the notes saying why, and where with a speed no row of either kind reaches it.
     """
@@ -865,13 +869,17 @@ def cheapest(
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     df = select_rows(df, tuple(where or ()), str(path))
     meta = scenario_json(path)
+    if serving:
+        from roofline.frontier import serving_view
+
+        df = serving_view(df, str(path))
     with recorded_files((meta or {}).get("profile_files")):  # profiles the sweep named by path (qa205)
-        _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force)
+        _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving)
 
 
-def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None:
+def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving=False) -> None:
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
-    points between swept batches."""
+    points between swept batches; `serving`: the table is frontier.serving_view's."""
     from roofline.frontier import cheapest as cheapest_rows
     from roofline.frontier import cheapest_notes, cost_frontier, mismatched_drafts, refine, refused_layouts
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
@@ -882,7 +890,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
-    refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
+    refined = refine(df, min_tokens_per_user, refused, _dirs(), meta, serving) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs(), min_tokens_per_user)
     meta = meta or {}
@@ -891,14 +899,24 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),
-                              overlap=meta.get("overlap")))
+                              overlap=meta.get("overlap"), request=_request_of(df, meta, serving)))
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
     if out is not None:
-        _write_frontier(out, frontier, picks, force)
+        _write_frontier(out, frontier, picks, force, serving)
     reached = any(row is not None for row in (picks or {}).values()) or bool(found)
     if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it' exited 0 (--out: the frontier, no pick)
         raise typer.Exit(1)
+
+
+def _request_of(df, meta: dict, serving: bool) -> dict | None:
+    """What cheapest's header says of speeds (tables.frontier_table's `request`): {'prompt', 'output_len', 'serving'}
+    where the table holds a request's serving columns (its scenario.json gives the request), else None."""
+    from roofline.frontier import SERVING_SOURCES
+
+    if not all(c in df for c in SERVING_SOURCES):
+        return None
+    return {"prompt": meta.get("prompt"), "output_len": meta.get("output_len"), "serving": serving}
 
 
 @app.command()

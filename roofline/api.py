@@ -104,43 +104,37 @@ from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_to
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
-    return _named_profile("load_hardware", "hardware", _hardware_arg("load_hardware"), hardware, _folders(profiles, "load_hardware"))
+    _check_profile_arg("load_hardware", "hardware", hardware, HardwareSpec)
+    return _named_profile("load_hardware", "hardware", _hardware_of, hardware, _folders(profiles, "load_hardware"))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
     """A model profile by name, path, or the spec itself."""
-    return _named_profile("load_model", "model", _model_arg("load_model"), model, _folders(profiles, "load_model"))
+    _check_profile_arg("load_model", "model", model, ModelSpec)
+    return _named_profile("load_model", "model", _model_of, model, _folders(profiles, "load_model"))
 
 
 def load_engine(engine: str | ServingEngine | None = None, profiles: tuple[str | Path, ...] = ()) -> ServingEngine:
     """A serving-engine profile by name or path, or the spec itself (None: the default engine, vllm; `ideal` is the
     roofline bound, whose only fixed costs are the hardware's step overhead and link latency)."""
-    return _named_profile("load_engine", "engine", _engine_arg("load_engine"), engine, _folders(profiles, "load_engine"))
+    if engine is not None:
+        _check_profile_arg("load_engine", "engine", engine, ServingEngine)
+    return _named_profile("load_engine", "engine", _engine_of, engine, _folders(profiles, "load_engine"))
 
 
-# The loaders of a profile argument (a name, a path or a spec object of its kind) for the call `where` (load_*,
-# predict): their errors unprefixed but a wrong kind's, which _named_profile says with the call and the argument
-# (qa344: load_model('llama-9') said 'unknown model ...' bare where predict says 'predict: model: ...').
-def _hardware_arg(where: str, field: str = "hardware"):
-    def load(value, folders):
-        _check_profile_arg(where, field, value, HardwareSpec)
-        return check_hardware_spec(value, folders) if isinstance(value, HardwareSpec) else _load_hardware(str(value), folders)
-    return load
+# A profile argument (a name, a path or a spec object of its kind, checked by the caller: load_*, predict) loaded from
+# `folders`, its errors unprefixed: _named_profile says them with the call and the argument (qa344: load_model('llama-9')
+# said 'unknown model ...' bare where predict says 'predict: model: ...').
+def _hardware_of(value, folders) -> HardwareSpec:
+    return check_hardware_spec(value, folders) if isinstance(value, HardwareSpec) else _load_hardware(str(value), folders)
 
 
-def _model_arg(where: str, field: str = "model"):
-    def load(value, folders):
-        _check_profile_arg(where, field, value, ModelSpec)
-        return check_model_spec(value) if isinstance(value, ModelSpec) else _load_model(str(value), folders)
-    return load
+def _model_of(value, folders) -> ModelSpec:
+    return check_model_spec(value) if isinstance(value, ModelSpec) else _load_model(str(value), folders)
 
 
-def _engine_arg(where: str, field: str = "engine"):
-    def load(value, folders):
-        if value is not None:
-            _check_profile_arg(where, field, value, ServingEngine)
-        return _load_engine(str(value) if isinstance(value, Path) else value, folders)
-    return load
+def _engine_of(value, folders) -> ServingEngine:
+    return _load_engine(str(value) if isinstance(value, Path) else value, folders)
 
 
 def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
@@ -589,15 +583,15 @@ def predict(
 
     with warnings.catch_warnings(record=True) as loaded:  # what reading the profiles warns of (a unit slip, a family
         warnings.simplefilter("always")  # named nowhere) is the point's too: in `warnings` (qa318: on stderr alone)
-        hw = _named_profile(where, "hardware", _hardware_arg(where), hardware, profiles)
-        target = _named_profile(where, "model", _model_arg(where), model, profiles)
+        hw = _named_profile(where, "hardware", _hardware_of, hardware, profiles)
+        target = _named_profile(where, "model", _model_of, model, profiles)
         if method == "mtp" and target.mtp_modules < 1:
             raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} "
                                 "(mtp_modules: 0); use eagle or draft")
-        eng = _named_profile(where, "engine", _engine_arg(where), engine, profiles).for_hardware(hw)
-        draft_hw = (_named_profile(where, "draft_hardware", _hardware_arg(where, "draft_hardware"), draft_hardware, profiles)
+        eng = _named_profile(where, "engine", _engine_of, engine, profiles).for_hardware(hw)
+        draft_hw = (_named_profile(where, "draft_hardware", _hardware_of, draft_hardware, profiles)
                     if draft_hardware is not None and method != "none" else None)
-        draft_spec = _named_profile(where, "draft", _model_arg(where, "draft"), draft, profiles) if draft is not None and method != "none" else None
+        draft_spec = _named_profile(where, "draft", _model_of, draft, profiles) if draft is not None and method != "none" else None
     for w in loaded:  # another library's warning goes on as it came
         if not issubclass(w.category, RooflineWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -947,7 +941,8 @@ def predict(
             usable = drafter_usable if draft_hw is None else out["usable_memory_bytes"]
             with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {usable / 1e9:.1f} GB "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
-            what = ("with the KV of the k + 1 tokens a pass verifies" if draft_hw is not None or method == "ngram" else
+            verified = f"N + 1 = {tree_nodes + 1}" if tree_nodes is not None else "k + 1"  # a tree's (qa346)
+            what = (f"with the KV of the {verified} tokens a pass verifies" if draft_hw is not None or method == "ngram" else
                     "with its drafter")  # (qa315: a drafter on its own device was blamed for the target's memory)
             if memory_warning is None:
                 out["warnings"].insert(0, f"{what}, this point does not fit in memory: needs {with_drafter}")  # first

@@ -1177,7 +1177,7 @@ def ridge_why(meta: dict) -> str:
     nodes = meta.get("tree_nodes")
     tokens = f"B(N + 1) tokens (a tree of N = {nodes} nodes)" if nodes else "B(k + 1) tokens"
     return (f"The verify pass turns compute-bound once its {tokens} near the ridge, and the gain shrinks from there; "
-            + ("a tree's wide pass gets there at a batch far below the one whose decode step nears the ridge. " if nodes else
+            + ("a tree's wider pass gets there at a smaller batch than the one whose decode step nears the ridge. " if nodes else
                "it ends near the batch whose own decode step nears the ridge. "))
 
 

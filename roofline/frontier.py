@@ -52,6 +52,34 @@ SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhea
                     "drafter_overlaps", "verify_launch_bound", "draft_launch_bound")  # a plain point drawn from a speculative row has none of these
 
 
+SERVING_SOURCES = ("serving_time_per_output_token_s", "baseline_serving_time_per_output_token_s",
+                   "serving_cost_usd_per_million_tokens", "baseline_serving_cost_usd_per_million_tokens")
+
+
+def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
+    """A request's sweep (grid.SERVING_COLUMNS) as a serving benchmark reads it, for `cheapest --serving`: each speed
+    and cost column a ranking reads replaced by its serving form, with t the time per output token with the other
+    requests' prefills (serving_time_per_output_token_s, and the baseline's):
+
+        tokens_per_s_per_user = 1 / t        tokens_per_s = batch / t        cost = the serving cost (at that pace)
+
+    (tokens_per_s_per_device scaled alike); a RooflineError naming `where` for a table without those columns."""
+    missing = [c for c in SERVING_SOURCES if c not in df]
+    if missing:
+        raise RooflineError(f"{where}: --serving: expected a sweep of a scenario with prompt and output_len (its serving "
+                            f"columns: {missing[0]}, ...), found a table without them")
+    spec, plain = df["serving_time_per_output_token_s"], df["baseline_serving_time_per_output_token_s"]
+    out = df.assign(tokens_per_s_per_user=1.0 / spec, baseline_tokens_per_s_per_user=1.0 / plain,
+                    cost_usd_per_million_tokens=df["serving_cost_usd_per_million_tokens"],
+                    baseline_cost_usd_per_million_tokens=df["baseline_serving_cost_usd_per_million_tokens"])
+    for column, t in (("tokens_per_s", spec), ("baseline_tokens_per_s", plain)):
+        if column in df:
+            out[column] = df["batch"] / t
+    if "tokens_per_s_per_device" in df and "tokens_per_s" in df:
+        out["tokens_per_s_per_device"] = df["tokens_per_s_per_device"] * out["tokens_per_s"] / df["tokens_per_s"]
+    return out
+
+
 def devices_in_use(df: pd.DataFrame) -> pd.Series:
     """The devices a frontier row rents: the target's (`devices`, else tp), and a drafter's own device while it drafts
     (a speculative row with draft_hardware set), as `cheapest`'s table counts them and tokens_per_s_per_device divides."""
@@ -607,7 +635,7 @@ REFINE_GAIN_MIN = 0.005   # a point at a batch not swept is shown where it is at
 
 
 def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None, extra_dirs: tuple = (),
-           meta: dict | None = None) -> dict[str, dict]:
+           meta: dict | None = None, serving: bool = False) -> dict[str, dict]:
     """{kind: {'row': the cheapest point of that kind at a batch not swept, as fast, or None; 'place': where it lies,
     'between' swept batches, 'above' the config's largest or 'below' its smallest; 'notes': what could not be priced}}.
 
@@ -624,7 +652,8 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     its secants to the swept batches either side of the edge), REFINE_CONFIGS_MAX sweeps at most (where reached,
     said with the number of gaps left that could still win). The swept batch itself must come out as
     the table has it (_reproduced): a config the table's columns and its scenario.json (`meta`: a draft model, a tree,
-    per-position rates, a draft vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is
+    per-position rates, a draft vocabulary, overlap, a request; `serving`: `df` is serving_view's, and so is each sweep
+    now) do not reproduce, or whose profiles are not on the search path, is
     not priced, and said. Costs are the table's: where a price changed since, a point's cost now is scaled by the swept
     batch's table cost over its cost now (the same config's rent). The cheapest point as fast, fitting and at a layout
     the engines load is returned where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
@@ -685,7 +714,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 + (f", drafter on {row['draft_hardware']}" if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]
                    else "") if speculative else "") + f") batch {batches[0]}-{batches[-1]}"  # alike merged (qa96)
             try:
-                now = _reproduced(row, kind, speculative, meta, sorted({*batches, batch}), extra_dirs, reading)
+                now = _reproduced(row, kind, speculative, meta, sorted({*batches, batch}), extra_dirs, reading, serving)
             except RooflineError as exc:
                 failed.append((bound, f"{where}: {str(exc).removeprefix('sweep: ')}"))
                 continue
@@ -733,7 +762,7 @@ def _likely_cost(row: pd.Series, near: list[pd.Series], upper: int, min_tokens_p
 
 
 def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None, batches: list[int],
-                extra_dirs: tuple, order: dict) -> pd.DataFrame | None:
+                extra_dirs: tuple, order: dict, serving: bool = False) -> pd.DataFrame | None:
     """The rows of `kind` of row's config swept over `batches` (its own among them), where that sweep gives the row's
     own batch the table's speed (to 1e-6), else None. A dtype label that is the model's native one is tried as the
     native dtypes and as given (`order`: the model's reading that reproduced a row before, tried first): DeepSeek-V4-
@@ -752,6 +781,7 @@ def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None,
         with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
             warnings.simplefilter("ignore")
             now = sweep(spec, extra_dirs)
+        now = serving_view(now, "refine") if serving else now  # as the table was read (cheapest --serving)
         now = now[(now["method"] != "none") & (now["k"] > 0)] if speculative else now  # a plain sweep: method none
         at = now[now["batch"] == int(row["batch"])]
         if len(at) == 1 and math.isclose(float(at[SPEED].iloc[0]), float(row[SPEED]), rel_tol=1e-6):
@@ -776,7 +806,8 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
             **{c: int(row[c]) for c in ("tp", "dp_attention", "ep", "pp", "shared_prefix") if c in row and pd.notna(row[c])},
             **dtypes,
             "method": str(row["method"]) if speculative else "none",
-            "axes": {"batch": batches, "context": [int(row["context"])]}}
+            "axes": {"batch": batches, "context": [int(row["context"])]},
+            **{key: meta[key] for key in ("prompt", "output_len") if meta.get(key) is not None}}  # a request's sweep
     if not speculative:
         return spec
     spec["axes"]["k"] = [int(row["k"])]

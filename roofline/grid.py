@@ -101,7 +101,8 @@ INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "s
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
 # a serving benchmark's figures, where a scenario gives a request (prompt and output_len): serving_columns
 SERVING_COLUMNS = ("ttft_s", "serving_ttft_s", "baseline_serving_ttft_s", "serving_time_per_output_token_s",
-                   "baseline_serving_time_per_output_token_s", "serving_speedup")
+                   "baseline_serving_time_per_output_token_s", "serving_speedup", "serving_cost_usd_per_million_tokens",
+                   "baseline_serving_cost_usd_per_million_tokens")
 
 
 def sweep_columns(sc: Scenario) -> tuple[str, ...]:
@@ -520,6 +521,11 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
         baseline_serving_time_per_output_token_s = t_step + (B - 1) t_stall(1) / O
         serving_time_per_output_token_s          = t_iter / tau + (B - 1) t_stall(q_v) / O
         serving_speedup = baseline_serving_time_per_output_token_s / serving_time_per_output_token_s
+        baseline_serving_cost_usd_per_million_tokens = cost_plain (t_step + B t_stall(1) / O) / t_step
+        serving_cost_usd_per_million_tokens          = cost (t_iter / tau + B t_stall(q_v) / O) / (t_iter / tau)
+
+    the costs the devices' rent over the device time a token takes with every request's prefill, its own included
+    (api._serving_terms' serving_cost_usd_per_million_tokens; NaN where a device has no price).
 
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
@@ -541,11 +547,16 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     step, iteration, tau = out["step_time_s"], out["iteration_time_s"], out["tau"]
     plain_ttft = np.where(single, prefill_s, step + stall_plain_s)
     spec_ttft = np.where(single, prefill_s, iteration + stall_s) + (float(draft_s) if draft_s is not None else 0.0)
+    per_token = iteration / tau
     plain_tpot = step + (b - 1.0) * stall_plain_s / output_len
-    spec_tpot = np.where(drafting, iteration / tau + (b - 1.0) * stall_s / output_len, plain_tpot)
+    spec_tpot = np.where(drafting, per_token + (b - 1.0) * stall_s / output_len, plain_tpot)
+    plain_cost = out["baseline_cost_usd_per_million_tokens"] * (step + b * stall_plain_s / output_len) / step
+    spec_cost = np.where(drafting, out["cost_usd_per_million_tokens"] * (per_token + b * stall_s / output_len) / per_token,
+                         plain_cost)
     columns = {"ttft_s": np.full(shape, prefill_s), "baseline_serving_ttft_s": plain_ttft,
                "serving_ttft_s": np.where(drafting, spec_ttft, plain_ttft), "baseline_serving_time_per_output_token_s": plain_tpot,
-               "serving_time_per_output_token_s": spec_tpot, "serving_speedup": plain_tpot / spec_tpot}
+               "serving_time_per_output_token_s": spec_tpot, "serving_speedup": plain_tpot / spec_tpot,
+               "serving_cost_usd_per_million_tokens": spec_cost, "baseline_serving_cost_usd_per_million_tokens": plain_cost}
     return {name: np.broadcast_to(value, shape) for name, value in columns.items()}
 
 

@@ -1573,7 +1573,7 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
 
 def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
-    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its best depth), up to the largest
+    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its one depth), up to the largest
     batch where some k >= 1 fits, and without speculation. The title names speculation only when the sweep speculates; grey beyond the largest batch that fits
     under any k. Needs two batch sizes (qa190: one drew a lone dot a panel, between unreadable ticks)."""
     if not _any_fit(df) or df["batch"].nunique() < 2:

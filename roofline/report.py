@@ -16,7 +16,8 @@ are sweep axes, `method` may map each model to its own method); its table gains 
 drafter's device, `co-located` when on the target) and `shared_prefix_tokens`, which the findings read.
 
 Prefill columns. Every table gets `ttft_s`, the time to first token of one sequence whose prompt is the
-row's `context` (one prefill pass of the target, `roofline.engine.ttft_s`), and `draft_ttft_s`, the
+row's `context` (the scenario's `prompt` where it gives a request: the sweep's own `ttft_s`; one prefill pass of the
+target, `roofline.engine.ttft_s`), and `draft_ttft_s`, the
 prefill the drafter needs as well before it can draft (a draft model or a head drafter reading the
 target's prompt; 0 for n-gram lookup and plain decoding). They are computed once per (hardware, model,
 context) with the engine's own function, vectorised over contexts.
@@ -83,7 +84,8 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
 
 
 def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
-    """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence) per row."""
+    """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence; of the scenario's `prompt` where it
+    gives a request, the sweep's own ttft_s: qa347, a request's ttft_s replaced by the context's) per row."""
     from roofline.engine import ttft_s
     from roofline.grid import LABEL_COLUMNS, config_labels
     from roofline.speculation import drafter_ttft_s
@@ -101,9 +103,10 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
                             ("pp", cfg.dep.pp), ("shared_prefix", cfg.shared_prefix)):
             rows &= layout[name] == value
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
-        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
+        prompts = contexts if sc.prompt is None else np.full(contexts.shape, float(sc.prompt))  # a request's prompt
+        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, contexts)
+        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, prompts)
         if d is not None:
             draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))

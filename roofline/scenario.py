@@ -28,7 +28,8 @@ combination of tp, dp_attention, ep and pp, which it replaces), acceptance_lengt
 acceptance length, tokens an iteration at draft length K, swept as the one alpha that gives it), and prompt and
 output_len together (a request's tokens, as predict's --prompt and --output-len: the sweep adds a serving benchmark's
 columns, grid.SERVING_COLUMNS, and the context axis defaults to the request's mean context, prompt + output_len / 2).
-Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8]; with
+Missing axes default to batch [1], context [1024] (with a request, prompt + output_len / 2), k [0] with method none else
+[4], alpha [0.8]; with
 a method and no alpha axis or acceptance, the method's published default rates (speculation.py).
 """
 
@@ -477,6 +478,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         tree_nodes, tree_tau = tree["nodes"], tree["tau"]
     prompt, output_len = _request(where, data)
     mean_context = None if prompt is None else round(prompt + output_len / 2)  # a request's mean context over its life
+    if mean_context is not None and mean_context > CONTEXT_MAX and "context" not in raw_axes:  # qa346: said of axes.context
+        raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len / 2, "
+                            f"is at most {CONTEXT_MAX:,} tokens (the context axis it sets), found {mean_context:,}")
     defaults = {"batch": [1], "context": [1024 if mean_context is None else mean_context], "alpha": [0.8],
                 "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
     import warnings
@@ -544,7 +548,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         # depths, which under one tau is always the shallowest (only the draft steps change): an artefact
         raise field_error(where, "axes.k", "one tree depth (0, plain decoding, may stand beside it): a tree's tau is "
                           "measured at its depth, and at another depth it is unknown (a tree of another depth is a "
-                          "scenario of its own, with its measured tau)", ", ".join(map(str, depths)))
+                          "scenario of its own, with its measured tau)", depths)
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
     name = data.get("name", name_from_file(where))
@@ -557,7 +561,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     for note in axis_notes:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
     if mean_context is not None and "context" in raw_axes:  # qa204's note, as predict says it, once the scenario is valid
-        off = [int(c) for c in axes["context"] if abs(c - mean_context) > 0.25 * mean_context]
+        contexts = np.asarray(axes["context"])
+        off = contexts[np.abs(contexts - mean_context) > 0.25 * mean_context][:5].astype(int).tolist()  # (qa346: a loop)
         if off:
             warn(f"{where}: axes.context: a request of {prompt:,} prompt and {output_len:,} output tokens decodes at "
                  f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"

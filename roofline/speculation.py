@@ -912,7 +912,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best_k_speedup=best_speedup,
         best_k_tokens_per_s_per_user=best_per_user,
         target_max_batch=int(point["target_max_batch"]),
-        drafter_device_max_batch=int(point["drafter_device_max_batch"]) if draft_hw is not None else None,
+        drafter_device_max_batch=(int(point["drafter_device_max_batch"]) if draft_hw is not None and speculates(method, k)
+                                  else None),  # k 0 holds no drafter (qa346)
         drafting_fits=drafting_fits,  # whether some k >= 1 fits at this batch (None for a tree): a best k of 0's reason
         best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),

@@ -275,7 +275,8 @@ def _fit_with(spec: dict) -> str:
     if spec.get("draft_hardware") and (drafter_cap < target_cap if drafter_cap is not None and target_cap is not None
                                        else not spec.get("drafting_fits", True)):  # an older JSON: no caps
         return f"with the drafter on {spec['draft_hardware']}"
-    return ("with the KV of the k + 1 tokens a pass verifies" if spec["method"] == "ngram" or spec.get("draft_hardware")
+    verified = f"N + 1 = {spec['tree_nodes'] + 1}" if spec.get("tree_nodes") else "k + 1"  # a tree's (qa346)
+    return (f"with the KV of the {verified} tokens a pass verifies" if spec["method"] == "ngram" or spec.get("draft_hardware")
             else "with the drafter")
 
 
@@ -287,6 +288,21 @@ def _caps_text(spec: dict) -> str:
         return ""
     return (f": the target's devices hold {target_cap:,} sequences, {spec['draft_hardware']} holds the drafter's KV cache "
             f"for {drafter_cap:,}")
+
+
+def _speeds_text(request: dict | None) -> str:
+    """What cheapest's speeds and costs are: steady decoding's (where a request's serving columns are, --serving ranks by
+    them: qa347, a 50 ms TPOT budget read at 3x the concurrency a benchmark gives), or a serving benchmark's."""
+    if request is None:
+        return ("steady decoding: speeds and costs count decode steps only, not the prefills of arriving requests (roofline "
+                "predict --prompt P --output-len O gives a point's serving TPOT and its cost at it)")
+    tokens = (f"{request['prompt']:,}-token prompts and {request['output_len']:,} output tokens each"
+              if request.get("prompt") and request.get("output_len") else "the sweep's request")
+    if request.get("serving"):
+        return (f"a serving benchmark's: tokens/s per user 1 / the time per output token with the other requests' prefills "
+                f"({tokens}), costs at that pace")
+    return ("steady decoding: speeds and costs count decode steps only, not the prefills of arriving requests; --serving "
+            f"ranks by this table's serving columns ({tokens})")
 
 
 def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: float | None = None,
@@ -910,6 +926,9 @@ def scenario_table(sc, configs: int | None = None) -> str:
         if getattr(sc, key) not in (None, ""):  # which changes what the sweep or report gives)
             value = getattr(sc, key)
             lines.append(f"  {label:<16}" + (f"{value:,} tokens" if key == "draft_vocab" else f"{value}"))
+    if sc.prompt is not None:  # it adds the serving columns and sets the context axis (qa346: unsaid)
+        lines.append(f"  {'request':<16}prompt {sc.prompt:,} and output_len {sc.output_len:,} tokens: the serving columns "
+                     f"(mean context {round(sc.prompt + sc.output_len / 2):,})")
     if sc.overlap is False:  # its default, true, unsaid (as the file leaves it out)
         lines.append(f"  {'overlap':<16}false (a drafter on its own device drafts in series with the verify pass)")
     if sc.acceptance_length is not None:  # the alpha axis below is the alpha that gives it
@@ -1325,7 +1344,7 @@ def speculation_text(meta: dict) -> str:
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
                    draft: str | None = None, kind_rows: dict | None = None, selected: bool = False,
-                   how: str = "", overlap: bool | None = None) -> str:
+                   how: str = "", overlap: bool | None = None, request: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
@@ -1333,14 +1352,15 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     also give the frontier a column per dtype they vary), the draft model `draft` (scenario.json's), `how` a row without
     alpha accepts (speculation_text) and `overlap` (scenario.json's: False said of a drafter elsewhere); `kind_rows`: the table's
     rows of each kind (`selected`: the rows --where chose); `unpriced`: refine left gaps that could win unpriced, so no
-    ratio with the points computed now is given."""
+    ratio with the points computed now is given; `request`: a request's table ({prompt, output_len, serving}: speeds
+    and costs a serving benchmark's where `serving`, else steady decoding's beside serving columns it could rank by)."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
     lines = []
     refined = refined or {}
     if picks is not None and min_speed is not None:
-        lines.append(f"cheapest at {min_speed:,.7g} tokens/s per user or faster (steady decoding: speeds and costs count "
-                     "decode steps only, not the prefills of arriving requests; USD per million tokens):")  # as asked
+        lines.append(f"cheapest at {min_speed:,.7g} tokens/s per user or faster ({_speeds_text(request)}; USD per million "
+                     "tokens):")  # as asked
         # (qa288: 191.449 said as 191; qa294: a budget read the speed as a served user's, 2-3x off at 2k-token prompts)
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
@@ -1377,8 +1397,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append("")
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
-        lines += ["speeds and costs of steady decoding: decode steps only, not the prefills of arriving requests "
-                  "(roofline predict --prompt P --output-len O gives a point's serving TPOT and its cost at it)", ""]
+        lines += [f"speeds and costs: {_speeds_text(request)}", ""]
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):

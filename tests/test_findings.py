@@ -1894,3 +1894,32 @@ def test_the_fast_tiers_say_no_engine_runs_a_draft_model_of_another_tokenizer(tm
     assert not tiers["drafter_fits"].any()
     assert set(tiers["no_drafter_why"]) == {"no engine runs its draft model (another tokenizer than the target's: the "
                                             "warnings say which)"}
+
+
+def test_the_ridge_sentence_and_the_report_s_terms_say_a_tree_s_n_plus_1_tokens():
+    """qa345: a tree's break-even finding said its verify pass's tokens as B(k + 1) (236 at batch 59) where they are
+    B(N + 1) (944), and the report's terms said k + 1 tokens and a tau of alpha; qa346: untested."""
+    from roofline.findings import ridge_why
+    from roofline.report import TERMS
+
+    assert "B(N + 1) tokens (a tree of N = 15 nodes)" in ridge_why({"tree_nodes": 15}) and "B(k + 1)" not in ridge_why({"tree_nodes": 15})
+    assert "B(k + 1) tokens near the ridge" in ridge_why({}) and "tree" not in ridge_why({"tree_nodes": None})
+    terms = " ".join(TERMS)
+    assert "(k + 1 tokens; a tree's N nodes and that token, N + 1)" in terms and "(a draft tree's is measured, given with it)" in terms
+
+
+@pytest.mark.slow
+def test_a_report_of_a_request_s_scenario_keeps_the_sweep_s_ttft(tmp_path):
+    """qa347: the report replaced a request's ttft_s (its 2,000-token prompt) by the prefill of the row's context
+    (2,150), below its own serving_ttft_s at batch 1; the report's prefill columns take the request's prompt."""
+    import roofline
+
+    data = {"name": "req", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 2000,
+            "output_len": 300, "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.7]}}
+    path = tmp_path / "req.yaml"
+    path.write_text(__import__("yaml").safe_dump(data))
+    r = run_scenario(str(path), echo=False)
+    swept = roofline.sweep(data)
+    assert np.allclose(r.df.sort_values(["batch", "k"])["ttft_s"], swept.sort_values(["batch", "k"])["ttft_s"], rtol=1e-12)
+    one = r.df[(r.df["batch"] == 1) & (r.df["k"] == 3)].iloc[0]
+    assert one["serving_ttft_s"] == pytest.approx(one["ttft_s"] + one["draft_ttft_s"], rel=1e-12)  # the head's own prefill

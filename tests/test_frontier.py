@@ -1464,3 +1464,78 @@ def test_cheapest_leaves_out_a_draft_model_of_another_tokenizer(tmp_path, roofli
     assert roofline("sweep", tmp_path / "ok.yaml", "--out", tmp_path / "ok", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "ok", "--min-tokens-per-user", "100")
     assert code == 0 and "draft llama-3.2-1b k 2" in out and "must share the target's tokenizer" not in out
+
+
+SERVING_PLAN = """name: plan
+hardware: h100-sxm
+model: llama-3.1-70b
+tp: 4
+method: [none, eagle]
+prompt: 2000
+output_len: 300
+axes:
+  batch: [1, 16, 64, 96, 128, 192]
+  k: [0, 2]
+"""
+
+
+@pytest.mark.slow
+def test_cheapest_serving_ranks_a_request_s_sweep_as_a_benchmark_reads_it(tmp_path, roofline):
+    """qa347: cheapest ranked a request's sweep by decode speed, so a 50 ms TPOT budget (20 tokens/s per user) picked
+    batch 192 where a benchmark reads 117 ms; --serving ranks by the serving columns, and its batch between the swept
+    ones is computed now as a serving benchmark reads it too."""
+    import roofline as api
+
+    (tmp_path / "plan.yaml").write_text(SERVING_PLAN)
+    code, _, err = roofline("sweep", tmp_path / "plan.yaml", "--out", tmp_path / "out", "--no-plots")
+    assert code == 0, err
+    code, decode, _ = roofline("cheapest", tmp_path / "out", "--min-tokens-per-user", "20")
+    assert "--serving ranks by this table's serving columns (2,000-token prompts and 300 output tokens each)" in decode
+    assert "batch 192," in decode.splitlines()[1]  # decode speed: 21.6 tokens/s per user at the largest swept batch
+    code, served, err = roofline("cheapest", tmp_path / "out", "--min-tokens-per-user", "20", "--serving",
+                                 "--out", tmp_path / "out" / "f.csv")
+    assert code == 0, err
+    assert served.startswith("cheapest at 20 tokens/s per user or faster (a serving benchmark's: tokens/s per user 1 / the "
+                             "time per output token with the other requests' prefills (2,000-token prompts and 300 output "
+                             "tokens each), costs at that pace")
+    plain = served.splitlines()[1]
+    assert "batch 64," in plain  # the largest swept batch whose serving TPOT is under 50 ms
+    p = api.predict("h100-sxm", "llama-3.1-70b", 64, 2150, tp=4, prompt=2000, output_len=300)
+    assert 1 / p["serving_time_per_output_token_s"] >= 20 > 1 / api.predict(
+        "h100-sxm", "llama-3.1-70b", 96, 2150, tp=4, prompt=2000, output_len=300)["serving_time_per_output_token_s"]
+    assert f"${format_significant(p['serving_cost_usd_per_million_tokens'])} at" in plain
+    refined = [line for line in served.splitlines() if "computed now: $" in line]
+    assert refined
+    for line in refined:  # a point computed now meets the speed as a benchmark reads it
+        batch = int(line.split(", batch ")[1].split(",")[0])
+        k = 2 if "eagle" in line else 0
+        q = api.predict("h100-sxm", "llama-3.1-70b", batch, 2150, tp=4, prompt=2000, output_len=300,
+                        **({"method": "eagle", "k": k} if k else {}))
+        tpot = q["spec"]["serving_time_per_output_token_s"] if k else q["serving_time_per_output_token_s"]
+        assert 1 / tpot >= 20
+    frontier = pd.read_csv(tmp_path / "out" / "f.csv")
+    assert set(frontier["ranked_by"]) == {"serving"}
+    code, _, err = roofline("cheapest", tmp_path / "out" / "results.parquet", "--serving")
+    assert code == 0, err
+
+
+def test_cheapest_serving_needs_a_request_s_sweep(tmp_path, roofline):
+    import roofline as api
+
+    table = api.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1, 8]}})
+    table.to_csv(tmp_path / "results.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "results.csv", "--serving")
+    assert code == 2 and err.strip() == (f"error: {tmp_path / 'results.csv'}: --serving: expected a sweep of a scenario with "
+                                         "prompt and output_len (its serving columns: serving_time_per_output_token_s, ...), "
+                                         "found a table without them")
+
+
+def test_a_hand_edited_request_in_scenario_json_is_left_out_and_said():
+    """qa346: the prompt / output_len checks of scenario.json (what cheapest --serving and the figures' footer read)."""
+    from roofline.frontier import checked_meta
+
+    with pytest.warns(UserWarning, match=r"prompt: expected a number of tokens or null, found 'x'.*output_len: expected a "
+                                         r"number of tokens or null, found 0"):
+        kept = checked_meta({"prompt": "x", "output_len": 0, "draft": None}, Path("s.json"))
+    assert kept == {"draft": None}
+    assert checked_meta({"prompt": 1024, "output_len": 256}, Path("s.json")) == {"prompt": 1024, "output_len": 256}

@@ -903,6 +903,8 @@ def test_a_request_adds_the_serving_columns_predict_prints_at_the_same_point():
         assert spec.serving_ttft_s == pytest.approx(p["spec"]["serving_ttft_s"], rel=1e-12)
         assert spec.baseline_serving_ttft_s == pytest.approx(p["serving_ttft_s"], rel=1e-12)
         assert plain.serving_speedup == 1.0 and plain.serving_time_per_output_token_s == plain.baseline_serving_time_per_output_token_s
+        assert spec.serving_cost_usd_per_million_tokens == pytest.approx(p["spec"]["serving_cost_usd_per_million_tokens"], rel=1e-12)
+        assert spec.baseline_serving_cost_usd_per_million_tokens == pytest.approx(p["serving_cost_usd_per_million_tokens"], rel=1e-12)
     at = df[df.k == 3].set_index("batch")
     assert at.loc[1, "serving_speedup"] == pytest.approx(at.loc[1, "speedup"])  # no other request's prefill at batch 1
     assert at.loc[64, "serving_speedup"] < at.loc[64, "speedup"]  # each prefill stalls a wider verify pass longer
@@ -935,10 +937,39 @@ def test_a_request_is_prompt_and_output_len_together_in_range():
         scenario_from_dict({**_serving_scenario(), "prompt": None}, "s.yaml")
     with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found 0$"):
         scenario_from_dict({**_serving_scenario(), "prompt": 0}, "s.yaml")
-    with pytest.raises(RooflineError, match=r"^s\.yaml: output_len: expected a number of tokens in .*found True$|found true$"):
+    with pytest.raises(RooflineError, match=r"^s\.yaml: output_len: expected a number of tokens in 1\.\.1,000,000,000, found true$"):
         scenario_from_dict({**_serving_scenario(), "output_len": True}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt and output_len: expected a request whose mean context, prompt "
+                                            r"\+ output_len / 2, is at most 1,000,000,000 tokens .*found 1,000,001,000$"):
+        scenario_from_dict({**_serving_scenario(), "prompt": 999_999_000, "output_len": 4000, "axes": {"batch": [1]}}, "s.yaml")
     sc = scenario_from_dict({**_serving_scenario(), "prompt": 2000.0}, "s.yaml")
     assert sc.prompt == 2000 and list(sc.axes["context"]) == [2128]
     with pytest.warns(UserWarning, match=r"axes\.context: a request of 1,024 prompt and 256 output tokens decodes at 1,152 on "
                                          r"average, and the serving columns at context 8,192 price its steps there"):
         scenario_from_dict({**_serving_scenario(), "axes": {"batch": [1], "context": [1152, 8192]}}, "s.yaml")
+    import warnings
+
+    for context, said in ((1400, False), (1500, True)):  # more than 25% from the request's mean, 1,152, is said
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scenario_from_dict({**_serving_scenario(), "axes": {"batch": [1], "context": [context]}}, "s.yaml")
+        assert any("decodes at 1,152 on average" in str(w.message) for w in caught) is said, context
+
+
+@pytest.mark.slow
+def test_a_request_s_serving_columns_for_a_tree_and_a_drafter_on_its_own_device_are_predict_s():
+    """qa346: the tree's verify tokens (N + 1, not k + 1) and a drafter model's prefill on its own device were untested."""
+    import roofline
+
+    cases = [({"method": "eagle", "tree": {"nodes": 15, "tau": 3.5}, "axes": {"batch": [1, 16], "k": [4]}},  # vllm mixes
+              dict(method="eagle", k=4, tree_nodes=15, tree_tau=3.5), "llama-3.1-8b", 1),  # prefills: its stall sees q_v
+             ({"method": "draft", "draft": "llama-3.2-1b", "draft_hardware": "l4", "tp": 4,
+               "axes": {"batch": [1, 16], "k": [3], "alpha": [0.7]}},
+              dict(method="draft", draft="llama-3.2-1b", draft_hardware="l4", k=3, alpha=0.7, tp=4), "llama-3.1-70b", 4)]
+    for extra, options, model, _ in cases:
+        df = roofline.sweep({**_serving_scenario(), "model": model, **extra})
+        for batch in (1, 16):
+            p = roofline.predict("h100-sxm", model, batch, 1152, prompt=1024, output_len=256, **options)
+            row = df[df.batch == batch].iloc[0]
+            assert row.serving_time_per_output_token_s == pytest.approx(p["spec"]["serving_time_per_output_token_s"], rel=1e-12)
+            assert row.serving_ttft_s == pytest.approx(p["spec"]["serving_ttft_s"], rel=1e-12)

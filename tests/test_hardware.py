@@ -588,3 +588,16 @@ def test_a_spec_built_in_code_is_warned_of_an_overhead_slip_and_finds_its_family
     spec = dataclasses.replace(roofline.load_hardware("my-gpu", profiles=(tmp_path,)), name="my-gpu-oc", family="my-gpu")
     point = roofline.predict(spec, "llama-3.1-8b", 1, 1024, profiles=(tmp_path,), engine="ideal")
     assert not [w for w in point["warnings"] if "names no hardware profile" in w], point["warnings"]
+
+
+def test_a_device_shares_the_scale_up_link_only_with_its_kind_on_the_same_link():
+    """qa343: an H100 SXM5 94GB board (family h100-sxm) was put on an 8-GPU H100's NVSwitch; qa346: each field the rule
+    compares, alone, tells two devices apart."""
+    import dataclasses
+
+    h100 = load_hardware("h100-sxm")
+    assert h100.shares_scale_up(dataclasses.replace(h100, name="copy", family="h100-sxm", price_usd_per_hour=9.0))
+    for change in ({"family": "h200"}, {"link_bw_bytes_per_s": h100.link_bw_bytes_per_s / 2}, {"link_latency_s": 9e-6},
+                   {"scale_up_domain": 4}, {"mesh_links": 3}, {"torus_shape": (2, 4)}):
+        other = dataclasses.replace(h100, name="other", **({"family": "h100-sxm"} | change))
+        assert not h100.shares_scale_up(other), change

@@ -1434,3 +1434,15 @@ def test_the_report_figures_of_pass_times_and_prefills_carry_no_gains_caveat(tmp
         current[0] = name
         plots.draw_figure((f"report:{name}", r.df, r.ops, {**r.meta, "strict": True}, tmp_path / name, ("png",)))
         assert said[name] is gains, said
+
+
+def test_a_losing_tree_is_drawn_at_its_depth_not_as_the_baseline():
+    """qa346: a tree that loses (a 63-node tree at batch 64 and above) was ranked below plain decoding's k = 0 row of its
+    point and drawn on the baseline; the tree's line is its own rows."""
+    df, ops, meta = _meta_of({**SMALL, "engine": "sglang", "tree": {"nodes": 63, "tau": 3.2},
+                              "axes": {"batch": [1, 64, 256], "context": [1024], "k": [0, 5]}})
+    drafted = df[df["k"] == 5].sort_values("batch")
+    assert (drafted["speedup"].iloc[1:] < 1).all()  # it loses at 64 and 256
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    (tree,) = [line for line in _panel_axes(fig)[0].get_lines() if str(line.get_label()).startswith("tree of 63 nodes")]
+    assert np.asarray(tree.get_ydata()).tolist() == drafted.loc[drafted["fits_in_memory"], "tokens_per_s"].tolist()

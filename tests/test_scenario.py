@@ -427,6 +427,8 @@ def test_a_tree_sweeps_one_depth():
     depth, always the shallowest (only the draft steps change): a tree's tau holds at its depth alone."""
     base = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "tree": {"nodes": 15, "tau": 3.5}}
     with pytest.raises(RooflineError, match=r"^t: axes\.k: expected one tree depth \(0, plain decoding, may stand beside "
-                                            r"it\): a tree's tau is measured at its depth.*found '3, 4, 5, 6'$"):
+                                            r"it\): a tree's tau is measured at its depth.*found \[3, 4, 5, 6\]$"):
         scenario_from_dict({**base, "axes": {"k": [3, 4, 5, 6]}}, "t")
     assert list(scenario_from_dict({**base, "axes": {"k": [0, 5]}}, "t").axes["k"]) == [0, 5]
+    with pytest.raises(RooflineError, match=r"axes\.k: expected one tree depth.*found \[4, 5\]$"):  # two are several
+        scenario_from_dict({**base, "axes": {"k": [0, 4, 5]}}, "t")
