@@ -309,6 +309,9 @@ def _one(value, name: str, where: str, what: str):
     return value
 
 
+DEFAULT_CONTEXT = 1024  # predict's context where none is given and no request sets it
+
+
 def _scalar_float(value, name: str, where: str):
     """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options); a float32
     as its shortest decimal (np.float32(0.8) is 0.8)."""
@@ -473,7 +476,7 @@ def predict(
     hardware: str | HardwareSpec,
     model: str | ModelSpec,
     batch: int = 1,
-    context: int = 1024,
+    context: int | None = None,
     *,
     tp: int = 1,
     dp_attention: int = 1,
@@ -503,7 +506,8 @@ def predict(
     per-operator table; with a speculation method, the `spec` object. SI units; docs/API.md lists every key.
 
     hardware, model     a profile name ("h100", "llama-3.1-8b"), a YAML path, or a spec object
-    batch, context      sequences decoded together, and tokens already in each one's KV cache
+    batch, context      sequences decoded together, and tokens already in each one's KV cache (None: 1,024, or with
+                        prompt and output_len the request's mean context, prompt + output_len / 2)
     tp, dp_attention, ep, pp
                         tensor parallel, attention data-parallel groups, expert parallel, pipeline stages
     weight_dtype        every weight class's dtype (None: the checkpoint's native precision per class; a quantised
@@ -528,7 +532,7 @@ def predict(
     output_len          tokens each request generates, with `prompt`: adds the time per output token a serving
                         benchmark reads with `batch` requests in flight, the arriving requests' prefills included
                         (serving_time_per_output_token_s, engine.arrival_stall_s; a benchmark's mean context is
-                        about prompt + output_len / 2)
+                        about prompt + output_len / 2, the context where none is given)
     shared_prefix       tokens of the context every sequence shares
     profiles            extra profile folders: one folder, or a tuple of them
 
@@ -540,6 +544,14 @@ def predict(
         raise unknown_method(where, method)  # pd.NA, a numpy array, a Series: one line (qa218)
     method = method_name(method)  # any case, as profile names (qa217)
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
+    if context is None:  # 1,024, or a request's mean context, as a sweep of it defaults its context axis (qa347: a
+        # request priced at 1,024 by predict and at 2,150 by the sweep)
+        given = [v for v in (prompt, output_len) if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))]
+        context = round(prompt + output_len / 2) if len(given) == 2 else DEFAULT_CONTEXT
+        if context > CONTEXT_MAX:
+            raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len "
+                                f"/ 2, is at most {CONTEXT_MAX:,} tokens (the context it sets where none is given), found "
+                                f"{context:,}")
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k_given = k is not None
     k = _scalar_int(default_k("none" if method is None else method, tree_nodes) if k is None else k, "k", 0, K_MAX, where)
@@ -1022,8 +1034,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
-                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (a context of "
-                               f"{round(mean):,} prices it as `roofline accuracy` does)")
+                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (leave "
+                               f"{'--context' if _CALLER.get() == 'command line' else 'context'} out to price it at "
+                               f"{round(mean):,}, a benchmark's mean context)")  # qa347: 'as accuracy does' meant nothing
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1

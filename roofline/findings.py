@@ -1570,6 +1570,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         b = fit.loc[fit["tokens_per_s"].idxmax()]
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])})."
+                       + _serving_text(b, meta, plain=True)
                        + _compared_plain(fit, b, meta) + _engine_said(df, engine), {})  # qa108: my-vllm's peak unsaid
     varying = _varying(drafting)
     keys = [*POINT_COLUMNS, *varying]
@@ -1622,6 +1623,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                else f"{at_best}it pays at every point that fits.")
             + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,
                         engine, said=bool(caveat))
+            + _serving_text(top, meta)
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
             + _each_method_text(points, top, varying)
@@ -1630,6 +1632,24 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             + _contexts_text(points, mine, top, varying, meta) + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
+
+
+def _serving_text(row: pd.Series, meta: dict, plain: bool = False) -> str:
+    """Where the scenario gives a request (grid.SERVING_COLUMNS), what a serving benchmark reads at `row`, the finding's
+    point (qa347: a request's report quoted decode figures alone, 2,846 tokens/s where a benchmark reads 1,028): its
+    throughput (plain), or the gain and both times per output token with the other requests' prefills; '' otherwise."""
+    if not meta.get("prompt") or "serving_time_per_output_token_s" not in row:
+        return ""
+    request = f"{int(meta['prompt']):,}-token prompts and {int(meta['output_len']):,} output tokens each"
+    plain_s = float(row["baseline_serving_time_per_output_token_s"])
+    if plain:
+        return (f" A serving benchmark ({request}) reads {_n(row['batch'] / plain_s)} tokens/s there: a time per output "
+                f"token of {_n(1e3 * plain_s)} ms with the other requests' prefills, {_n(1e3 * row['step_time_s'])} ms "
+                "decoding alone (`roofline cheapest --serving` ranks by it).")
+    spec_s = float(row["serving_time_per_output_token_s"])
+    return (f" As a serving benchmark reads that point ({request}), the gain is {_x(row['serving_speedup'])}: a time per "
+            f"output token of {_n(1e3 * spec_s)} ms with speculation against {_n(1e3 * plain_s)} ms without, the other "
+            "requests' prefills included (`roofline cheapest --serving` ranks by it).")
 
 
 CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware", "weight_dtype",

@@ -688,9 +688,10 @@ def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating and gains else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
-    if speculating and gains:  # qa342: a chat workload's gains read at 2x where its serving TPOT gives 1.3x
+    if (speculating or meta.get("prompt")) and gains:  # qa342: a chat workload's gains read at 2x where its serving
+        # TPOT gives 1.3x; qa347: a plain request sweep's speeds read at 3x a benchmark's concurrency, unsaid
         caveat += ("\nsteady decoding: a serving benchmark's time per token adds arriving prompts' prefills "
-                   + ("(this sweep's serving_* columns)" if meta.get("prompt") else
+                   + ("(this sweep's serving_* columns; cheapest --serving)" if meta.get("prompt") else
                       "(predict --prompt P --output-len O, or a scenario's prompt and output_len)"))
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too

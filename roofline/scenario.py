@@ -567,7 +567,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             warn(f"{where}: axes.context: a request of {prompt:,} prompt and {output_len:,} output tokens decodes at "
                  f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"
                  f"{' ...' if len(off) > 4 else ''} price its steps there (leave axes.context out to sweep at {mean_context:,}, "
-                 "as `roofline accuracy` prices a row)")
+                 "a benchmark's mean context)")
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
         warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
              "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")

@@ -1285,3 +1285,14 @@ def test_a_library_caller_s_boolean_is_said_as_python_writes_it():
     from roofline.errors import field_error
 
     assert str(field_error("s.yaml", "batch", "a number", True)).endswith("found true")
+
+
+def test_predict_prices_a_request_at_its_mean_context_where_no_context_is_given():
+    """qa347: predict priced a request at context 1,024 where its sweep priced it at the request's mean, 2,150 (a 50 ms
+    TPOT at batch 68 against 64)."""
+    assert roofline.predict("h100", "llama-3.1-8b", prompt=2000, output_len=300)["context"] == 2150
+    assert roofline.predict("h100", "llama-3.1-8b", prompt=2000)["context"] == 1024  # no request without output_len
+    assert roofline.predict("h100", "llama-3.1-8b")["context"] == 1024
+    assert roofline.predict("h100", "llama-3.1-8b", context=4096, prompt=2000, output_len=300)["context"] == 4096
+    with pytest.raises(RooflineError, match=r"^predict: prompt and output_len: expected a request whose mean context"):
+        roofline.predict("h100", "llama-3.1-8b", prompt=10**9, output_len=10**9)

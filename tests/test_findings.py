@@ -1923,3 +1923,23 @@ def test_a_report_of_a_request_s_scenario_keeps_the_sweep_s_ttft(tmp_path):
     assert np.allclose(r.df.sort_values(["batch", "k"])["ttft_s"], swept.sort_values(["batch", "k"])["ttft_s"], rtol=1e-12)
     one = r.df[(r.df["batch"] == 1) & (r.df["k"] == 3)].iloc[0]
     assert one["serving_ttft_s"] == pytest.approx(one["ttft_s"] + one["draft_ttft_s"], rel=1e-12)  # the head's own prefill
+
+
+@pytest.mark.slow
+def test_a_request_s_generic_finding_says_what_a_serving_benchmark_reads(tmp_path):
+    """qa347: a request's report quoted decode figures alone (throughput 2,846 tokens/s where a benchmark reads 1,028)."""
+    plain = tmp_path / "plainreq.yaml"
+    plain.write_text("name: plainreq\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nprompt: 2000\noutput_len: 300\n"
+                     "axes:\n  batch: [1, 32, 128]\n")
+    r, f = _run(str(plain))
+    top = r.df.loc[r.df["tokens_per_s"].idxmax()]
+    assert (f" A serving benchmark (2,000-token prompts and 300 output tokens each) reads "
+            f"{_n(top['batch'] / top['baseline_serving_time_per_output_token_s'])} tokens/s there") in f.text
+    spec = tmp_path / "specreq.yaml"
+    spec.write_text("name: specreq\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 2000\noutput_len: 300\n"
+                    "axes:\n  batch: [1, 32]\n  k: [3]\n  alpha: [0.7]\n")
+    r, f = _run(str(spec))
+    top = r.df.loc[r.df["speedup"].idxmax()]
+    assert f"As a serving benchmark reads that point (2,000-token prompts and 300 output tokens each), the gain is {_x(top['serving_speedup'])}" in f.text
+    r, f = _run("eagle-on-hopper")  # no request: nothing said of it
+    assert "serving benchmark" not in f.text

@@ -1013,7 +1013,10 @@ def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_it
     assert f"\n{OPTIMISTIC} (under vllm: docs/ACCURACY.md)\nsteady decoding: " in footer_text(df, meta)
     # where to read a benchmark's figures: predict or a request's scenario, or this sweep's own serving columns
     assert footer_text(df, meta).endswith("(predict --prompt P --output-len O, or a scenario's prompt and output_len)")
-    assert footer_text(df, {**meta, "prompt": 1024, "output_len": 256}).endswith("(this sweep's serving_* columns)")
+    assert footer_text(df, {**meta, "prompt": 1024, "output_len": 256}).endswith("(this sweep's serving_* columns; cheapest --serving)")
+    plain = {**meta, "method": "none", "prompt": 1024, "output_len": 256}  # qa347: a plain request sweep said nothing
+    assert footer_text(df[df["k"] == 0], plain, "throughput_vs_batch").endswith("(this sweep's serving_* columns; cheapest --serving)")
+    assert "steady decoding" not in footer_text(df[df["k"] == 0], {**plain, "prompt": None}, "throughput_vs_batch")
     assert OPTIMISTIC not in footer_text(df[df["engine"] == "ideal"], {**meta, "engine": ["ideal"]})  # the bare roofline
     small = df[df["batch"] < 32]
     assert OPTIMISTIC not in footer_text(small, {**meta, "engine": ["vllm"], "axes": {"batch": [1, 8]}})
