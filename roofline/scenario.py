@@ -213,10 +213,12 @@ def _request(where: str, data: dict) -> tuple[int | None, int | None]:
         raise field_error(where, missing, f"a number of tokens beside {'prompt' if missing == 'output_len' else 'output_len'} "
                           "(a request's prompt and output tokens go together: the serving columns need both)", MISSING)
     for key, value in given.items():
+        value = _number(value)  # a quoted "2000" or YAML 1.1's 2e3 (text) as the number, as the axes read them (qa347)
         if isinstance(value, float) and value.is_integer():
             given[key] = value = int(value)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CONTEXT_MAX):
-            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}", value)
+            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}", data.get(key))
+        given[key] = value
     return given["prompt"], given["output_len"]
 
 

@@ -638,10 +638,13 @@ def _serving_text(part: dict, p: dict) -> str:
     200 tokens' (api._serving_terms)."""
     b = p["batch"]
     fits = part.get("fits_in_memory", p["fits_in_memory"])
+    unreachable = "; not reachable: fits in memory NO" if not fits else ""  # (qa204: 2,000 in flight where 398 fit)
+    if b <= 1:  # no other request's prefill lands in a lone request's decode (qa347: '+ 0 arriving prefills, each ...')
+        return "a serving benchmark's time per output token at 1 in flight: its decode alone, no other request's prefill" + unreachable
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
             f"{p['prompt']:,} tokens, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
             f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)
-            + ("; not reachable: fits in memory NO" if not fits else ""))  # (qa204: 2,000 in flight where 398 fit)
+            + unreachable)
 
 
 def _best_k_text(spec: dict) -> str:

@@ -973,3 +973,11 @@ def test_a_request_s_serving_columns_for_a_tree_and_a_drafter_on_its_own_device_
             row = df[df.batch == batch].iloc[0]
             assert row.serving_time_per_output_token_s == pytest.approx(p["spec"]["serving_time_per_output_token_s"], rel=1e-12)
             assert row.serving_ttft_s == pytest.approx(p["spec"]["serving_ttft_s"], rel=1e-12)
+
+
+def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():
+    """qa347: prompt: '2000' was refused where an axis takes "8"; the value said as the file wrote it where refused."""
+    sc = scenario_from_dict({**_serving_scenario(), "prompt": "2000", "output_len": "300"}, "s.yaml")
+    assert (sc.prompt, sc.output_len) == (2000, 300) and isinstance(sc.prompt, int)
+    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found '2k'$"):
+        scenario_from_dict({**_serving_scenario(), "prompt": "2k"}, "s.yaml")

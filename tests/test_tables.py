@@ -1067,3 +1067,12 @@ def test_scenarios_show_lists_the_keys_that_change_what_a_sweep_gives():
                              "axes": {"batch": [1], "k": [2], "alpha": [0.7]}},
                             "d.yaml")
     assert "  overlap         false (a drafter on its own device drafts in series with the verify pass)" in scenario_table(sc)
+
+
+def test_a_lone_request_s_serving_tpot_says_no_other_prefill_lands_in_it():
+    """qa347: batch 1 said '+ 0 arriving prefills of 2,000 tokens, each adding 106 ms'."""
+    import roofline
+
+    text = predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, prompt=2000, output_len=300))
+    assert "(a serving benchmark's time per output token at 1 in flight: its decode alone, no other request's prefill)" in text
+    assert "+ 0 arriving" not in text
