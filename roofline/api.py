@@ -964,7 +964,10 @@ def predict(
                                                    f"plain decoding {out['memory_needed_bytes'] / 1e9:.1f} GB (max batch {out['max_batch']:,})")
     if prompt is not None:
         out["prompt"] = prompt
-        out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
+        out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng, shared_prefix))  # a cached prefix not prefilled again
+        from roofline.engine import cached_prefix_tokens
+
+        out["prompt_cached_tokens"] = int(cached_prefix_tokens(eng, prompt, shared_prefix))  # (qa347: 2,000 prefilled whole)
         alone = capacity(hw, target, 1, prompt + (output_len or 0), dep, shared_prefix=0, engine=eng)  # one request
         if not bool(alone["fits_in_memory"]):  # qa246: a 120,000-token prompt on an L4 priced a TTFT of 65 s, unsaid
             tokens = f"{prompt:,} prompt" + (f" and {output_len:,} output tokens" if output_len else " tokens")
@@ -981,11 +984,12 @@ def predict(
         # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter (a
         # lookup) and Medusa's heads (on the last hidden state) have no prefill of their own (0 s); plain decoding has
         # no speculation's TTFT (None)
-        draft_s = drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt) if speculates(method, k) else None
+        draft_s = (drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt, shared_prefix)
+                   if speculates(method, k) else None)
         out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
         out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]
     if output_len is not None:
-        _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes)
+        _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix)
     if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
         out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch)
     return out
@@ -1002,7 +1006,8 @@ def _request_note(target: ModelSpec, prompt: int, output_len: int) -> str:
             "a request whose prompt and max_tokens together exceed its max_model_len; priced as asked")
 
 
-def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes) -> None:
+def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes,
+                   shared_prefix: int = 0) -> None:
     """Add what a serving benchmark with `batch` requests in flight reads per output token (qa203: a fit to one's own
     benchmark rows matched them within 5%, and predict at their batch gave the bare step, 30% faster):
 
@@ -1018,7 +1023,7 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
 
     def serving(part: dict, per_token_s: float, verify_tokens: int) -> None:
         """The part's (the plain point's, or spec's) prefill stall, serving time per output token and serving cost."""
-        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens))
+        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens, shared_prefix))
         part["prefill_stall_s"], part["serving_time_per_output_token_s"] = stall, per_token_s + (batch - 1) * stall / output_len
         # the cost at that pace: the same rent over fewer tokens, None beside a cost of None (qa294, qa295, qa296)
         cost = part.get("cost_usd_per_million_tokens")

@@ -1004,27 +1004,42 @@ def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dep: Depl
 
 
 def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep: Deployment | None = None,
-                    engine: ServingEngine | None = None, verify_tokens=1):
+                    engine: ServingEngine | None = None, verify_tokens=1, shared_prefix=0):
     """The time one arriving request's prefill of `prompt_len` tokens adds to the decode of `running` sequences of
     `verify_tokens` each a pass (1 plain; k + 1 or a tree's nodes + 1 speculating):
 
-        t_stall = t_prefill(P)                                              (a step of prefills apart: mixed_prefill false)
-                = min(t_pass(B q + P) - t_pass(B q), t_prefill(P))         (its tokens in the decode's pass: mixed_prefill)
+        t_stall = t_prefill(P, c)                                           (a step of prefills apart: mixed_prefill false)
+                = min(t_pass(B q + P - c) - t_pass(B q), t_prefill(P, c))  (its tokens in the decode's pass: mixed_prefill)
 
-    t_pass(n): a prefill-shaped pass of n tokens with B logits; t_prefill(P): the request's own pass (ttft_s). A serving
-    benchmark's time per output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests'
-    prefills once over a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
+    t_pass(n): a prefill-shaped pass of n tokens with B logits; t_prefill(P, c): the request's own pass (ttft_s), c the
+    prompt's tokens the engine holds cached (cached_prefix_tokens of `shared_prefix`). A serving benchmark's time per
+    output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests' prefills once over
+    a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
     engine = engine or IDEAL
-    own = ttft_s(hw, model, prompt_len, dep, engine)
+    own = ttft_s(hw, model, prompt_len, dep, engine, shared_prefix)
     if not engine.mixed_prefill:
         return own
+    new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
     passes = [step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)["step_time_s"]
-              for tokens in (decoding + prompt_len, decoding)]
+              for tokens in (decoding + new, decoding)]
     return np.clip(passes[0] - passes[1], 0.0, own)
 
 
-def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, dep: Deployment | None = None, engine: ServingEngine | None = None):
-    """Time to first token: one prefill pass of `prompt_len` tokens for one sequence (logits for the last
-    token only; MLA in its non-absorbed prefill form)."""
-    return step_time_s(hw, model, 1, prompt_len, 0, dep, engine=engine, logit_tokens=1, prefill=True)
+def cached_prefix_tokens(engine: ServingEngine | None, prompt_len, shared_prefix=0):
+    """Tokens of a `prompt_len`-token prompt whose KV cache the engine holds before its prefill: the batch's shared
+    prefix where the engine caches prefixes (`prefix_cached`), at most P - 1 (the last token is computed for its
+    logits, as vLLM recomputes it on a full hit); 0 otherwise."""
+    if engine is None or not engine.prefix_cached:
+        return np.zeros(np.shape(prompt_len)) if np.ndim(prompt_len) else 0.0
+    return np.minimum(np.asarray(shared_prefix, dtype=np.float64), np.asarray(prompt_len, dtype=np.float64) - 1.0).clip(0.0)
+
+
+def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, dep: Deployment | None = None, engine: ServingEngine | None = None,
+           shared_prefix=0):
+    """Time to first token: one prefill pass of the `prompt_len` - c tokens of one sequence not cached, attending to
+    the c that are (cached_prefix_tokens: a `shared_prefix` the engine holds; logits for the last token only; MLA in
+    its non-absorbed prefill form)."""
+    cached = cached_prefix_tokens(engine, prompt_len, shared_prefix)
+    return step_time_s(hw, model, 1, np.asarray(prompt_len, dtype=np.float64) - cached, cached, dep, engine=engine,
+                       logit_tokens=1, prefill=True)

@@ -538,11 +538,12 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     hw, model, dep, engine = cfg.hw, cfg.model, cfg.dep, cfg.engine
     drafting = speculates(cfg.method, k)
     q_v = np.where(drafting, (sc.tree_nodes + 1) if sc.tree_nodes is not None else k + 1, 1)
-    prefill_s = float(ttft_s(hw, model, prompt, dep, engine))
+    prefix = cfg.shared_prefix  # held cached where the engine caches prefixes: not prefilled again (prefix_cached)
+    prefill_s = float(ttft_s(hw, model, prompt, dep, engine, prefix))
     draft_s = drafter_ttft_s(cfg.method, model, cfg.draft, draft_vocab_of(cfg.method, sc.draft_vocab), hw, cfg.draft_hw,
-                             dep, engine, prompt) if speculates(cfg.method, 1) else None
-    stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1)
-    stall_s = arrival_stall_s(hw, model, prompt, b, dep, engine, q_v)
+                             dep, engine, prompt, prefix) if speculates(cfg.method, 1) else None
+    stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1, prefix)
+    stall_s = arrival_stall_s(hw, model, prompt, b, dep, engine, q_v, prefix)
     single = b <= 1
     step, iteration, tau = out["step_time_s"], out["iteration_time_s"], out["tau"]
     plain_ttft = np.where(single, prefill_s, step + stall_plain_s)

@@ -104,9 +104,10 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
             rows &= layout[name] == value
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         prompts = contexts if sc.prompt is None else np.full(contexts.shape, float(sc.prompt))  # a request's prompt
-        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, cfg.engine))
+        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, cfg.engine, cfg.shared_prefix))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, prompts)
+        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, prompts,
+                           cfg.shared_prefix)
         if d is not None:
             draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))

@@ -255,8 +255,9 @@ def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deplo
 
 
 def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draft_vocab: int | None, hw: HardwareSpec,
-                   draft_hw: HardwareSpec | None, dep: Deployment, engine: ServingEngine, prompt):
-    """The drafter's own prefill of `prompt` tokens (its KV cache), engine.ttft_s of drafter_spec's model at
+                   draft_hw: HardwareSpec | None, dep: Deployment, engine: ServingEngine, prompt, shared_prefix=0):
+    """The drafter's own prefill of `prompt` tokens (its KV cache; of those past a cached `shared_prefix`, as the
+    target's: engine.cached_prefix_tokens), engine.ttft_s of drafter_spec's model at
     drafter_deployment: on `draft_hw` with that device's engine values (ServingEngine.for_other_hardware) where the
     drafter runs elsewhere, else on `hw` with `engine`; None for a method without a drafter model (none, ngram) or
     without a prefill of its own (medusa)."""
@@ -267,8 +268,8 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
         return None
     d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
     if draft_hw is None:
-        return ttft_s(hw, drafter, prompt, d_dep, engine)
-    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw))
+        return ttft_s(hw, drafter, prompt, d_dep, engine, shared_prefix)
+    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw), shared_prefix)
 
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,

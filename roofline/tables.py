@@ -92,7 +92,10 @@ def predict_table(point: dict) -> str:
                      f"{format_seconds(p['eager_launch_s'])}, {p['engine']}'s eager_launch: {_launches_fate_text(p)})")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
-        lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
+        cached = p.get("prompt_cached_tokens") or 0
+        lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of "
+                     + (f"{p['prompt'] - cached:,} of its {p['prompt']:,} tokens, one sequence: the shared prefix's {cached:,} "
+                        f"cached by {p['engine']} (prefix_cached)" if cached else f"{p['prompt']:,} tokens, one sequence") + ")")
         if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     if "serving_time_per_output_token_s" in p:
@@ -1063,6 +1066,8 @@ def engine_table(e) -> str:
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
         ("prefill", "inside a decode step, its tokens sharing the pass (mixed_prefill)" if e.mixed_prefill
          else "a pass of its own between decode steps (mixed_prefill: false)"),
+        ("shared prefix's prefill", "skipped: an arriving request prefills the rest of its prompt, the prefix's KV cache held "
+         "(prefix_cached)" if e.prefix_cached else "recomputed: every prompt prefilled whole (prefix_cached: false)"),
         ("MLA up-projections", "a 16-bit copy read in decode, held beside a quantised checkpoint's (mla_absorbed_bf16)"
          if e.mla_absorbed_bf16 else "in the weights' dtype (mla_absorbed_bf16: false)"),
         ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only

@@ -1296,3 +1296,25 @@ def test_predict_prices_a_request_at_its_mean_context_where_no_context_is_given(
     assert roofline.predict("h100", "llama-3.1-8b", context=4096, prompt=2000, output_len=300)["context"] == 4096
     with pytest.raises(RooflineError, match=r"^predict: prompt and output_len: expected a request whose mean context"):
         roofline.predict("h100", "llama-3.1-8b", prompt=10**9, output_len=10**9)
+
+
+def test_a_shared_prefix_the_engine_caches_is_not_prefilled_again():
+    """qa347: a 2,000-token prompt sharing 1,000 (or 1,999) tokens with the batch was prefilled whole, where vLLM V1's
+    prefix caching, SGLang's radix cache and TensorRT-LLM's block reuse (each on by default) prefill the rest; vLLM V0
+    prefilled it whole (prefix caching opt-in)."""
+    kw = dict(batch=40, context=2150, tp=4, prompt=2000, output_len=300)
+    whole, half, all_but_one = (roofline.predict("h100-sxm", "llama-3.1-70b", shared_prefix=sp, **kw) for sp in (0, 1000, 1999))
+    assert whole["prompt_cached_tokens"] == 0 and half["prompt_cached_tokens"] == 1000 and all_but_one["prompt_cached_tokens"] == 1999
+    assert all_but_one["ttft_s"] < half["ttft_s"] < 0.6 * whole["ttft_s"]
+    assert half["serving_time_per_output_token_s"] < whole["serving_time_per_output_token_s"]  # the stalls shorten too
+    from roofline.engine import ttft_s
+    from roofline.layout import deployment
+
+    hw, model = roofline.load_hardware("h100-sxm"), roofline.load_model("llama-3.1-70b")
+    engine = roofline.load_engine("vllm").for_hardware(hw)
+    assert half["ttft_s"] == pytest.approx(float(ttft_s(hw, model, 2000, deployment(model, tp=4), engine, 1000)))
+    v0 = roofline.predict("h100-sxm", "llama-3.1-70b", shared_prefix=1000, engine="vllm-v0", **kw)
+    assert v0["prompt_cached_tokens"] == 0 and v0["ttft_s"] > 1.5 * half["ttft_s"]
+    from roofline.tables import predict_table
+
+    assert "(prefill of 1,000 of its 2,000 tokens, one sequence: the shared prefix's 1,000 cached by vllm (prefix_cached))" in predict_table(half)

@@ -965,7 +965,9 @@ def test_a_request_s_serving_columns_for_a_tree_and_a_drafter_on_its_own_device_
               dict(method="eagle", k=4, tree_nodes=15, tree_tau=3.5), "llama-3.1-8b", 1),  # prefills: its stall sees q_v
              ({"method": "draft", "draft": "llama-3.2-1b", "draft_hardware": "l4", "tp": 4,
                "axes": {"batch": [1, 16], "k": [3], "alpha": [0.7]}},
-              dict(method="draft", draft="llama-3.2-1b", draft_hardware="l4", k=3, alpha=0.7, tp=4), "llama-3.1-70b", 4)]
+              dict(method="draft", draft="llama-3.2-1b", draft_hardware="l4", k=3, alpha=0.7, tp=4), "llama-3.1-70b", 4),
+             ({"shared_prefix": 512, "axes": {"batch": [1, 16], "k": [3], "alpha": [0.7]}},  # a cached prefix (qa347)
+              dict(method="eagle", k=3, alpha=0.7, shared_prefix=512), "llama-3.1-8b", 1)]
     for extra, options, model, _ in cases:
         df = roofline.sweep({**_serving_scenario(), "model": model, **extra})
         for batch in (1, 16):
@@ -973,6 +975,7 @@ def test_a_request_s_serving_columns_for_a_tree_and_a_drafter_on_its_own_device_
             row = df[df.batch == batch].iloc[0]
             assert row.serving_time_per_output_token_s == pytest.approx(p["spec"]["serving_time_per_output_token_s"], rel=1e-12)
             assert row.serving_ttft_s == pytest.approx(p["spec"]["serving_ttft_s"], rel=1e-12)
+            assert row.ttft_s == pytest.approx(p["ttft_s"], rel=1e-12)
 
 
 def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():

@@ -293,12 +293,14 @@ def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_witho
 def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_nothing_else(tmp_path):
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
-    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder",
+    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "prefix_cached", "pp_remainder",
            "attention_dp", "expert_parallel", "mla_absorbed_bf16", "known_misses"}  # (its misses measured of it)
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
     assert (vllm.mixed_prefill, v0.mixed_prefill) == (True, False)
+    # and whether it caches a shared prefix: V1's prefix caching is on by default, V0's was opt-in (qa347)
+    assert (vllm.prefix_cached, v0.prefix_cached) == (True, False)
     # and how it splits an uneven pipeline: V0's get_pp_indices put the layers left over on the last stage (PR 13839)
     assert (vllm.pp_remainder, v0.pp_remainder) == ("before_last", "last_all")
     # and how MLA's absorbed up-projections are held: 16-bit copies since PR 14770 (0.8), materialised before (qa260)
