@@ -544,6 +544,7 @@ def predict(
         raise unknown_method(where, method)  # pd.NA, a numpy array, a Series: one line (qa218)
     method = method_name(method)  # any case, as profile names (qa217)
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
+    context_given = context is not None
     if context is None:  # 1,024, or a request's mean context, as a sweep of it defaults its context axis (qa347: a
         # request priced at 1,024 by predict and at 2,150 by the sweep)
         given = [v for v in (prompt, output_len) if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))]
@@ -567,8 +568,11 @@ def predict(
         raise field_error(where, "overlap", "true or false", overlap)
     overlap = bool(overlap)
     profiles = _folders(profiles, where)
-    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where, high_is=f"the context, {context:,}: a prefix "
-                                "is part of it")
+    flag = (lambda name: f"--{name.replace('_', '-')}") if where == "command line" else (lambda name: name)
+    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where, high_is=f"the context, {context:,}"
+                                + ("" if context_given else f", the default: give {flag('context')}, or {flag('output_len')} "
+                                   f"beside {flag('prompt')} for a request's mean context")  # (qa349: a default unsaid)
+                                + ": a prefix is part of it")
     prefix_note = ""  # said with the other warnings, in the result (qa295: a Python warning alone, missing from --json)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
@@ -1031,6 +1035,8 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
                                                        cost * (per_token_s + batch * stall / output_len) / per_token_s)
 
     out["output_len"] = output_len
+    out["prefill_mixed"] = bool(eng.mixed_prefill)  # how an arriving prefill meets the others' decode (qa349: said as mixed
+    #   under every engine)
     serving(out, out["step_time_s"], 1)
     # the first token at B in flight: the prompt's prefill mixed into a step of the others' decode, which takes the
     # step (the iteration, speculating) and the prefill's stall (qa342: TTFT said alone, the same at every batch)

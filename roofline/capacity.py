@@ -125,10 +125,14 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
     its index), max batch the least of them.
 
     `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's);
-    `engine` (made for `hw`: for_hardware) sets the memory it gives weights and KV cache (usable_bytes_for) and its
+    `engine` (made for `hw`: for_hardware) sets the memory it gives weights and KV cache (usable_bytes_for), its
     hybrid window pool (serving.ServingEngine.window_kv_pool_ratio; None, or no engine: sliding layers hold only their
-    window).
+    window) and whether a `shared_prefix` is held once: where the engine caches prefixes (`prefix_cached`: vLLM V1's
+    prefix caching shares the blocks, SGLang's radix tree, TensorRT-LLM's block reuse), else each sequence holds its own
+    copy (qa349: vLLM V0 held it once, max batch 378 where 108 fit).
     """
+    if engine is not None and not engine.prefix_cached:
+        shared_prefix = 0
     if dep.pp > 1 and weights_bytes is None and dep.stage == "busiest":  # every stage's memory: the tightest sets it;
         # a drafter's (extra_bytes) on the last, with the LM head its tokens come from (vLLM PR 50514; qa232, qa233)
         stages = [capacity(hw, model, batch, context_len, s, shared_prefix=shared_prefix,

@@ -1009,10 +1009,12 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     `verify_tokens` each a pass (1 plain; k + 1 or a tree's nodes + 1 speculating):
 
         t_stall = t_prefill(P, c)                                           (a step of prefills apart: mixed_prefill false)
-                = min(t_pass(B q + P - c) - t_pass(B q), t_prefill(P, c))  (its tokens in the decode's pass: mixed_prefill)
+                = min(t_pass(B q + P - c) - t_pass(B q) + t_prefill(P, c) - t_prefill(P - c, 0), t_prefill(P, c))
+                                                                            (its tokens in the decode's pass: mixed_prefill)
 
     t_pass(n): a prefill-shaped pass of n tokens with B logits; t_prefill(P, c): the request's own pass (ttft_s), c the
-    prompt's tokens the engine holds cached (cached_prefix_tokens of `shared_prefix`). A serving benchmark's time per
+    prompt's tokens the engine holds cached (cached_prefix_tokens of `shared_prefix`): the new tokens' attention to
+    those c is t_prefill(P, c) - t_prefill(P - c, 0), added (qa349: left out, a loaded TTFT came below a lone one's). A serving benchmark's time per
     output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests' prefills once over
     a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
     engine = engine or IDEAL
@@ -1020,10 +1022,11 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     if not engine.mixed_prefill:
         return own
     new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
+    to_cached = own - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
     passes = [step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)["step_time_s"]
               for tokens in (decoding + new, decoding)]
-    return np.clip(passes[0] - passes[1], 0.0, own)
+    return np.clip(passes[0] - passes[1] + to_cached, 0.0, own)
 
 
 def cached_prefix_tokens(engine: ServingEngine | None, prompt_len, shared_prefix=0):

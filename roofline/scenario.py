@@ -570,6 +570,10 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                  f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"
                  f"{' ...' if len(off) > 4 else ''} price its steps there (leave axes.context out to sweep at {mean_context:,}, "
                  "a benchmark's mean context)")
+    if prompt is not None and max(configs["shared_prefix"]) > prompt:  # predict says it too (qa349: a sweep did not)
+        warn(f"{where}: shared_prefix: a shared prefix of {max(configs['shared_prefix']):,} tokens is longer than the "
+             f"prompt ({prompt:,}): a prefix every sequence shares is part of each prompt, so the serving columns prefill "
+             "fewer tokens than the prefix alone")
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
         warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
              "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")

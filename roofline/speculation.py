@@ -750,7 +750,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     draft_side = draft_engine if draft_hw is not None else engine
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
-    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, draft_ratio)
+    held_once = shared_prefix if draft_side is None or draft_side.prefix_cached else 0  # as capacity holds the target's
+    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, held_once, draft_ratio)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,

@@ -100,9 +100,11 @@ def predict_table(point: dict) -> str:
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     if "serving_time_per_output_token_s" in p:
         if p["batch"] > 1 and p.get("serving_ttft_s") is not None:  # (qa342: TTFT alone read as the one users see)
+            how = ("mixed into a step of the others' decode" if p.get("prefill_mixed", True) else
+                   "a pass of its own between two of the others' decode steps")  # (qa349: 'mixed' under sglang too)
             lines.append(f"  serving TTFT         {format_seconds(p['serving_ttft_s'])}   (at {p['batch']:,} in flight: its prefill "
-                         f"mixed into a step of the others' decode, the step {format_seconds(p['step_time_s'])} + the "
-                         f"prefill's stall {format_seconds(p['prefill_stall_s'])})")
+                         f"{how}, the step {format_seconds(p['step_time_s'])} + the prefill's stall "
+                         f"{format_seconds(p['prefill_stall_s'])})")
         lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
         if p.get("serving_cost_usd_per_million_tokens") is not None:  # qa294: the decode-only cost alone, above
             lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
@@ -644,8 +646,10 @@ def _serving_text(part: dict, p: dict) -> str:
     unreachable = "; not reachable: fits in memory NO" if not fits else ""  # (qa204: 2,000 in flight where 398 fit)
     if b <= 1:  # no other request's prefill lands in a lone request's decode (qa347: '+ 0 arriving prefills, each ...')
         return "a serving benchmark's time per output token at 1 in flight: its decode alone, no other request's prefill" + unreachable
+    cached = p.get("prompt_cached_tokens") or 0  # a cached shared prefix is not prefilled (qa349: '4,000 tokens' of 1,000)
+    tokens = f"{p['prompt'] - cached:,} tokens (the {cached:,} of the shared prefix cached)" if cached else f"{p['prompt']:,} tokens"
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
-            f"{p['prompt']:,} tokens, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
+            f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
             f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)
             + unreachable)
 

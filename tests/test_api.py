@@ -1318,3 +1318,24 @@ def test_a_shared_prefix_the_engine_caches_is_not_prefilled_again():
     from roofline.tables import predict_table
 
     assert "(prefill of 1,000 of its 2,000 tokens, one sequence: the shared prefix's 1,000 cached by vllm (prefix_cached))" in predict_table(half)
+
+
+@pytest.mark.slow
+def test_an_engine_that_caches_no_prefix_holds_a_shared_prefix_per_sequence_and_the_stall_attends_to_a_cached_one():
+    """qa349: vLLM V0 (prefix caching opt-in) held a shared prefix once (max batch 378 where 108 fit); a mixed prefill's
+    stall left out its attention to the cached prefix, so a loaded first token came before a lone one; sglang's serving
+    TTFT was said 'mixed into a step'; the arriving prefills were said of the whole prompt."""
+    from roofline.tables import predict_table
+
+    kw = dict(batch=64, tp=4, prompt=4000, output_len=400)
+    v0 = [roofline.predict("h100-sxm", "llama-3.1-70b", shared_prefix=sp, engine="vllm-v0", **kw) for sp in (0, 3000)]
+    assert v0[0]["max_batch"] == v0[1]["max_batch"] and v0[0]["kv_bytes"] == v0[1]["kv_bytes"]
+    v1 = roofline.predict("h100-sxm", "llama-3.1-70b", shared_prefix=3000, **kw)
+    assert v1["max_batch"] > 3 * v0[1]["max_batch"]  # held once where the engine caches it
+    trt = roofline.predict("h100-sxm", "qwen3-30b-a3b", 16, tp=2, shared_prefix=3000, prompt=4000, output_len=400, engine="trtllm")
+    assert trt["serving_ttft_s"] > trt["ttft_s"]
+    sgl = roofline.predict("h100-sxm", "llama-3.1-70b", shared_prefix=3000, engine="sglang", **kw)
+    text = predict_table(sgl)
+    assert "its prefill a pass of its own between two of the others' decode steps" in text and sgl["prefill_mixed"] is False
+    assert "+ 63 arriving prefills of 1,000 tokens (the 3,000 of the shared prefix cached)" in text
+    assert "mixed into a step of the others' decode" in predict_table(v1)

@@ -691,3 +691,9 @@ def test_a_sweeps_warnings_name_its_scenario_file(tmp_path, roofline):
     code, _, err = roofline("sweep", path, "--out", tmp_path / "out", "--no-plots")
     lines = [line for line in err.splitlines() if line.startswith("warning: ")]
     assert code == 0 and lines and all(line.startswith(f"warning: {path}: ") for line in lines), err
+
+
+def test_a_shared_prefix_past_the_default_context_is_told_it_is_the_default(roofline):
+    """qa349: '0..1,024 (the context, 1,024 ...)' where the user gave no context."""
+    code, _, err = roofline("predict", "--shared-prefix", "3000", "--prompt", "4000")
+    assert code == 2 and "(the context, 1,024, the default: give --context, or --output-len beside --prompt for a " in err

@@ -984,3 +984,10 @@ def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():
     assert (sc.prompt, sc.output_len) == (2000, 300) and isinstance(sc.prompt, int)
     with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found '2k'$"):
         scenario_from_dict({**_serving_scenario(), "prompt": "2k"}, "s.yaml")
+
+
+def test_a_shared_prefix_longer_than_the_request_s_prompt_is_said():
+    """qa349: predict warned of it, a sweep priced a 1-token prefill in silence."""
+    with pytest.warns(UserWarning, match=r"shared_prefix: a shared prefix of 4,100 tokens is longer than the prompt \(4,000\)"):
+        scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": [0, 4100],
+                            "axes": {"batch": [1], "context": [4200]}}, "s.yaml")
