@@ -547,7 +547,8 @@ def predict(
     context_given = context is not None
     if context is None:  # 1,024, or a request's mean context, as a sweep of it defaults its context axis (qa347: a
         # request priced at 1,024 by predict and at 2,150 by the sweep)
-        given = [v for v in (prompt, output_len) if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))]
+        given = [v for v in (prompt, output_len) if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                 and float(v).is_integer()]  # 2000.0 is the 2,000 it is priced as (qa348)
         context = round(prompt + output_len / 2) if len(given) == 2 else DEFAULT_CONTEXT
         if context > CONTEXT_MAX:
             raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len "

@@ -1043,6 +1043,7 @@ def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, dep: Deployment | Non
     """Time to first token: one prefill pass of the `prompt_len` - c tokens of one sequence not cached, attending to
     the c that are (cached_prefix_tokens: a `shared_prefix` the engine holds; logits for the last token only; MLA in
     its non-absorbed prefill form)."""
+    engine = engine or IDEAL  # as arrival_stall_s takes None (qa348: None cached nothing here, all there)
     cached = cached_prefix_tokens(engine, prompt_len, shared_prefix)
     return step_time_s(hw, model, 1, np.asarray(prompt_len, dtype=np.float64) - cached, cached, dep, engine=engine,
                        logit_tokens=1, prefill=True)

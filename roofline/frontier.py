@@ -53,7 +53,8 @@ SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhea
 
 
 SERVING_SOURCES = ("serving_time_per_output_token_s", "baseline_serving_time_per_output_token_s",
-                   "serving_cost_usd_per_million_tokens", "baseline_serving_cost_usd_per_million_tokens")
+                   "serving_cost_usd_per_million_tokens", "baseline_serving_cost_usd_per_million_tokens",
+                   "serving_tokens_per_s", "baseline_serving_tokens_per_s", "serving_speedup")
 
 
 def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
@@ -61,9 +62,11 @@ def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
     and cost column a ranking reads replaced by its serving form, with t the time per output token with the other
     requests' prefills (serving_time_per_output_token_s, and the baseline's):
 
-        tokens_per_s_per_user = 1 / t        tokens_per_s = batch / t        cost = the serving cost (at that pace)
+        tokens_per_s_per_user = 1 / t     tokens_per_s = the serving throughput     cost = the serving cost (at that pace)
+        speedup = serving_speedup
 
-    (tokens_per_s_per_device scaled alike); a RooflineError naming `where` for a table without those columns."""
+    (tokens_per_s_per_device scaled alike; the throughput and the cost the same device time, so the price a table was
+    swept at reads the same off either: swept_prices); a RooflineError naming `where` for a table without them."""
     missing = [c for c in SERVING_SOURCES if c not in df]
     if missing:
         raise RooflineError(f"{where}: --serving: expected a sweep of a scenario with prompt and output_len (its serving "
@@ -71,10 +74,9 @@ def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
     spec, plain = df["serving_time_per_output_token_s"], df["baseline_serving_time_per_output_token_s"]
     out = df.assign(tokens_per_s_per_user=1.0 / spec, baseline_tokens_per_s_per_user=1.0 / plain,
                     cost_usd_per_million_tokens=df["serving_cost_usd_per_million_tokens"],
-                    baseline_cost_usd_per_million_tokens=df["baseline_serving_cost_usd_per_million_tokens"])
-    for column, t in (("tokens_per_s", spec), ("baseline_tokens_per_s", plain)):
-        if column in df:
-            out[column] = df["batch"] / t
+                    baseline_cost_usd_per_million_tokens=df["baseline_serving_cost_usd_per_million_tokens"],
+                    tokens_per_s=df["serving_tokens_per_s"], baseline_tokens_per_s=df["baseline_serving_tokens_per_s"],
+                    speedup=df["serving_speedup"])  # (qa348: decoding's speedup beside serving speeds)
     if "tokens_per_s_per_device" in df and "tokens_per_s" in df:
         out["tokens_per_s_per_device"] = df["tokens_per_s_per_device"] * out["tokens_per_s"] / df["tokens_per_s"]
     return out
@@ -774,7 +776,7 @@ def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None,
 
     tried = []
     for explicit in order.get(str(row["model"]), (False, True)):
-        spec = _config_scenario(row, speculative, meta, batches, extra_dirs, explicit)
+        spec = _config_scenario(row, speculative, meta, batches, extra_dirs, explicit, serving)
         if spec in tried:
             continue
         tried.append(spec)
@@ -791,7 +793,7 @@ def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None,
 
 
 def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = (),
-                     explicit: bool = False) -> dict:
+                     explicit: bool = False, serving: bool = False) -> dict:
     """The scenario mapping of one results row's config over `batches` (refine): its columns, and from its sweep's
     scenario.json (`meta`) what they do not hold; a RooflineError where neither holds what the row needs. A dtype label
     that is the model's native one is left out (the model's own dtypes: a label names two classes where they differ),
@@ -802,6 +804,9 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
     allowed = {"weight_dtype": WEIGHT_DTYPES, "expert_dtype": WEIGHT_DTYPES, "kv_dtype": KV_DTYPES}
     dtypes = ({c: str(row[c]) for c in allowed if isinstance(row.get(c), str) and row[c] in allowed[c]} if explicit
               else row_dtypes(row, load_model(str(row["model"]), extra_dirs)))
+    if serving and not (meta.get("prompt") and meta.get("output_len")):  # (qa348: said as a table without serving columns)
+        raise RooflineError("a request (prompt and output_len), which the table does not name (no scenario.json, nor a "
+                            "report's NAME.json, beside it to read)")
     spec = {"hardware": str(row["hardware"]), "model": str(row["model"]), "engine": str(row["engine"]),
             **{c: int(row[c]) for c in ("tp", "dp_attention", "ep", "pp", "shared_prefix") if c in row and pd.notna(row[c])},
             **dtypes,

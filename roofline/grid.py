@@ -102,7 +102,7 @@ COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
 # a serving benchmark's figures, where a scenario gives a request (prompt and output_len): serving_columns
 SERVING_COLUMNS = ("ttft_s", "serving_ttft_s", "baseline_serving_ttft_s", "serving_time_per_output_token_s",
                    "baseline_serving_time_per_output_token_s", "serving_speedup", "serving_cost_usd_per_million_tokens",
-                   "baseline_serving_cost_usd_per_million_tokens")
+                   "baseline_serving_cost_usd_per_million_tokens", "serving_tokens_per_s", "baseline_serving_tokens_per_s")
 
 
 def sweep_columns(sc: Scenario) -> tuple[str, ...]:
@@ -523,9 +523,13 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
         serving_speedup = baseline_serving_time_per_output_token_s / serving_time_per_output_token_s
         baseline_serving_cost_usd_per_million_tokens = cost_plain (t_step + B t_stall(1) / O) / t_step
         serving_cost_usd_per_million_tokens          = cost (t_iter / tau + B t_stall(q_v) / O) / (t_iter / tau)
+        baseline_serving_tokens_per_s = B / (t_step + B t_stall(1) / O)
+        serving_tokens_per_s          = B / (t_iter / tau + B t_stall(q_v) / O)
 
     the costs the devices' rent over the device time a token takes with every request's prefill, its own included
-    (api._serving_terms' serving_cost_usd_per_million_tokens; NaN where a device has no price).
+    (api._serving_terms' serving_cost_usd_per_million_tokens; NaN where a device has no price), and the throughputs the
+    tokens that time gives: B requests in flight, each O tokens over O t_token + B t_stall (Little's law; the rent
+    over them is the cost).
 
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
@@ -557,7 +561,10 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     columns = {"ttft_s": np.full(shape, prefill_s), "baseline_serving_ttft_s": plain_ttft,
                "serving_ttft_s": np.where(drafting, spec_ttft, plain_ttft), "baseline_serving_time_per_output_token_s": plain_tpot,
                "serving_time_per_output_token_s": spec_tpot, "serving_speedup": plain_tpot / spec_tpot,
-               "serving_cost_usd_per_million_tokens": spec_cost, "baseline_serving_cost_usd_per_million_tokens": plain_cost}
+               "serving_cost_usd_per_million_tokens": spec_cost, "baseline_serving_cost_usd_per_million_tokens": plain_cost,
+               "baseline_serving_tokens_per_s": b / (step + b * stall_plain_s / output_len),
+               "serving_tokens_per_s": np.where(drafting, b / (per_token + b * stall_s / output_len),
+                                                b / (step + b * stall_plain_s / output_len))}
     return {name: np.broadcast_to(value, shape) for name, value in columns.items()}
 
 

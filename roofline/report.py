@@ -17,7 +17,7 @@ drafter's device, `co-located` when on the target) and `shared_prefix_tokens`, w
 
 Prefill columns. Every table gets `ttft_s`, the time to first token of one sequence whose prompt is the
 row's `context` (the scenario's `prompt` where it gives a request: the sweep's own `ttft_s`; one prefill pass of the
-target, `roofline.engine.ttft_s`), and `draft_ttft_s`, the
+target, `roofline.engine.ttft_s`, of the tokens past a shared prefix the engine caches), and `draft_ttft_s`, the
 prefill the drafter needs as well before it can draft (a draft model or a head drafter reading the
 target's prompt; 0 for n-gram lookup and plain decoding). They are computed once per (hardware, model,
 context) with the engine's own function, vectorised over contexts.

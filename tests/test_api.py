@@ -1339,3 +1339,12 @@ def test_an_engine_that_caches_no_prefix_holds_a_shared_prefix_per_sequence_and_
     assert "its prefill a pass of its own between two of the others' decode steps" in text and sgl["prefill_mixed"] is False
     assert "+ 63 arriving prefills of 1,000 tokens (the 3,000 of the shared prefix cached)" in text
     assert "mixed into a step of the others' decode" in predict_table(v1)
+
+
+@pytest.mark.slow
+def test_a_drafter_prefills_only_the_prompt_past_a_cached_shared_prefix_too():
+    """qa348: drafter_ttft_s without the shared prefix survived, co-located and on a device of its own."""
+    for options in (dict(method="eagle", k=3, alpha=0.7), dict(method="draft", draft="llama-3.2-1b", draft_hardware="l4", k=3, alpha=0.7)):
+        whole, rest = (roofline.predict("h100-sxm", "llama-3.1-70b", 16, tp=4, prompt=2000, output_len=300, shared_prefix=sp,
+                                        **options)["draft_prefill_s"] for sp in (0, 1500))
+        assert 0 < rest < 0.6 * whole, options

@@ -676,3 +676,38 @@ def test_a_micro_batchs_own_host_work_counts_its_busiest_groups_whole_sequences(
     vllm = load_engine("vllm")
     three = roofline.predict("h100-sxm", "llama-3.1-70b", 3, 1024, tp=4, pp=2)
     assert three["host_microbatch_s"] == pytest.approx(vllm.host_per_step_s + 2 * vllm.host_per_sequence_s)
+
+
+def test_a_cached_prefix_is_not_prefilled_again_and_its_tokens_are_attended_to():
+    """qa347-qa349: ttft_s and arrival_stall_s of a prompt past a shared prefix the engine caches (prefix_cached): the
+    new tokens alone, attending to the cached ones, at most P - 1 cached; an engine that caches none prefills it whole;
+    a mixed prefill's stall takes the attention to the cached tokens too (qa348's surviving mutants)."""
+    import dataclasses
+
+    from roofline.engine import arrival_stall_s, cached_prefix_tokens, ttft_s
+    from roofline.layout import deployment
+    from roofline.serving import IDEAL, load_engine
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    dep, vllm = deployment(model), load_engine("vllm").for_hardware(hw)
+    uncached = dataclasses.replace(vllm, prefix_cached=False)
+    assert cached_prefix_tokens(vllm, 2000, 1500) == 1500 and cached_prefix_tokens(vllm, 2000, 5000) == 1999
+    assert cached_prefix_tokens(uncached, 2000, 1500) == 0
+    whole, rest = float(ttft_s(hw, model, 2000, dep, vllm)), float(ttft_s(hw, model, 2000, dep, vllm, 1500))
+    new_alone = float(ttft_s(hw, model, 500, dep, vllm))
+    assert new_alone < rest < whole  # the 500 new tokens, attending to the 1,500 cached ones
+    assert float(ttft_s(hw, model, 2000, dep, uncached, 1500)) == whole
+    assert float(ttft_s(hw, model, 2000, dep, vllm, 5000)) < new_alone  # one token computed, 1,999 cached
+    stall = float(arrival_stall_s(hw, model, 2000, 16, dep, vllm, 1, 1500))
+    assert float(arrival_stall_s(hw, model, 500, 16, dep, vllm, 1)) < stall <= rest  # attends to the cached 1,500
+    assert float(arrival_stall_s(hw, model, 2000, 16, dep, vllm, 1)) > stall  # the whole prompt's stall is longer
+    sglang = load_engine("sglang").for_hardware(hw)  # a prefill apart: the stall is the request's own (cached) prefill
+    assert float(arrival_stall_s(hw, model, 2000, 16, dep, sglang, 1, 1500)) == float(ttft_s(hw, model, 2000, dep, sglang, 1500))
+    assert float(ttft_s(hw, model, 2000, dep, None, 1500)) == float(ttft_s(hw, model, 2000, dep, IDEAL, 1500))  # None: ideal's
+
+
+def test_every_serving_engine_profile_says_whether_it_caches_prefixes():
+    from roofline.serving import load_engine
+
+    assert {n: load_engine(n).prefix_cached for n in ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm", "ideal")} == {
+        "vllm": True, "vllm-v0": False, "sglang": True, "sglang-early": True, "trtllm": True, "ideal": True}

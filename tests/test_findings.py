@@ -1943,3 +1943,24 @@ def test_a_request_s_generic_finding_says_what_a_serving_benchmark_reads(tmp_pat
     assert f"As a serving benchmark reads that point (2,000-token prompts and 300 output tokens each), the gain is {_x(top['serving_speedup'])}" in f.text
     r, f = _run("eagle-on-hopper")  # no request: nothing said of it
     assert "serving benchmark" not in f.text
+
+
+@pytest.mark.slow
+def test_a_report_s_prefill_columns_prefill_only_the_prompt_past_a_cached_prefix(tmp_path):
+    """qa348: the report's _with_prefill without the scenario's shared prefix survived."""
+    import roofline
+
+    data = {"name": "sp", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 2000,
+            "output_len": 300, "shared_prefix": [0, 1500], "axes": {"batch": [1, 8], "k": [3], "alpha": [0.7]}}
+    path = tmp_path / "sp.yaml"
+    path.write_text(__import__("yaml").safe_dump(data))
+    r = run_scenario(str(path), echo=False)
+    swept = roofline.sweep(data)
+    keys = ["shared_prefix", "batch"]
+    assert np.allclose(r.df.sort_values(keys)["ttft_s"], swept.sort_values(keys)["ttft_s"], rtol=1e-12)
+    by = r.df.groupby("shared_prefix")["ttft_s"].first()
+    assert by[1500] < 0.6 * by[0]
+    text = finding(r.name, r.df, r.ops, r.meta).text
+    top = r.df.loc[r.df["speedup"].idxmax()]
+    assert (f"a time per output token of {_n(1e3 * top['serving_time_per_output_token_s'])} ms with speculation against "
+            f"{_n(1e3 * top['baseline_serving_time_per_output_token_s'])} ms without") in text

@@ -1539,3 +1539,27 @@ def test_a_hand_edited_request_in_scenario_json_is_left_out_and_said():
         kept = checked_meta({"prompt": "x", "output_len": 0, "draft": None}, Path("s.json"))
     assert kept == {"draft": None}
     assert checked_meta({"prompt": 1024, "output_len": 256}, Path("s.json")) == {"prompt": 1024, "output_len": 256}
+
+
+def test_the_serving_view_takes_each_ranked_column_from_its_serving_form():
+    """qa348: a mutant leaving baseline_tokens_per_s_per_user, a cost, tokens_per_s or tokens_per_s_per_device decoding's
+    survived; the price a table was swept at reads the same off the serving view (it read $3.036 for $3.00)."""
+    import numpy as np
+
+    import roofline
+    from roofline.frontier import serving_view, swept_prices
+
+    df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 2000, "output_len": 300,
+                         "axes": {"batch": [1, 16, 64], "k": [2], "alpha": [0.7]}})
+    view = serving_view(df, "t")
+    pairs = {"tokens_per_s_per_user": 1 / df["serving_time_per_output_token_s"],
+             "baseline_tokens_per_s_per_user": 1 / df["baseline_serving_time_per_output_token_s"],
+             "cost_usd_per_million_tokens": df["serving_cost_usd_per_million_tokens"],
+             "baseline_cost_usd_per_million_tokens": df["baseline_serving_cost_usd_per_million_tokens"],
+             "tokens_per_s": df["serving_tokens_per_s"], "baseline_tokens_per_s": df["baseline_serving_tokens_per_s"],
+             "speedup": df["serving_speedup"],
+             "tokens_per_s_per_device": df["tokens_per_s_per_device"] * df["serving_tokens_per_s"] / df["tokens_per_s"]}
+    for column, expected in pairs.items():
+        assert np.allclose(view[column], expected, rtol=1e-12), column
+    assert not np.allclose(view["tokens_per_s"], df["tokens_per_s"])
+    assert swept_prices(view) == pytest.approx(swept_prices(df)) and swept_prices(df)["h100-sxm"] == pytest.approx(3.0)

@@ -1076,3 +1076,15 @@ def test_a_lone_request_s_serving_tpot_says_no_other_prefill_lands_in_it():
     text = predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, prompt=2000, output_len=300))
     assert "(a serving benchmark's time per output token at 1 in flight: its decode alone, no other request's prefill)" in text
     assert "+ 0 arriving" not in text
+
+
+def test_engines_show_and_scenarios_show_say_the_prefix_cache_and_a_request():
+    """qa348: the prefix text of engines show, inverted, and the mean context of scenarios show, miscomputed, survived."""
+    from roofline.scenario import scenario_from_dict
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table, scenario_table
+
+    assert "shared prefix's prefill   skipped: an arriving request prefills the rest" in engine_table(load_engine("vllm"))
+    assert "shared prefix's prefill   recomputed: every prompt prefilled whole (prefix_cached: false)" in engine_table(load_engine("vllm-v0"))
+    sc = scenario_from_dict({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "prompt": 2000, "output_len": 300}, "s.yaml")
+    assert "request         prompt 2,000 and output_len 300 tokens: the serving columns (mean context 2,150)" in scenario_table(sc)
