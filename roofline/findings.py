@@ -925,6 +925,17 @@ def shared_prefix_headline(df: pd.DataFrame) -> pd.DataFrame:
 def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool | None:
     """Whether the main engine reads a prefix the batch shares once a step (ideal: the bound, yes); None where its
     profile is neither in the sweep's values nor on the search path (qa274: said as read once)."""
+    return _main_engine_flag(df, meta, "prefix_read_once")
+
+
+def prefix_cached(df: pd.DataFrame, meta: dict) -> bool | None:
+    """Whether the main engine caches a prefix the batch shares: holds it once and does not prefill it again (its
+    `prefix_cached`; ideal: yes); None where its profile is not found (qa349: 'held once' said of vLLM V0)."""
+    return _main_engine_flag(df, meta, "prefix_cached")
+
+
+def _main_engine_flag(df: pd.DataFrame, meta: dict, field: str) -> bool | None:
+    """The main engine's `field` on the first hardware (ideal's: true); None where its profile is not found."""
     engine, hw = main_engine(df), str(df["hardware"].iloc[0])
     if engine == "ideal":
         return True
@@ -932,7 +943,7 @@ def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool | None:
         eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
     except RooflineError:  # a profile no longer on the search path: unknown
         return None
-    return eng.prefix_read_once
+    return bool(getattr(eng, field))
 
 
 def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -958,6 +969,9 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
               "and move the ratio." if k_top > 0 and not meta.get("tree_nodes") and (ends["k"] == k_top).any() else "")
     engine = main_engine(df)
     read_once = prefix_read_once(df, meta)  # qa248's leftover: said of every engine, a copy with false too
+    cached = prefix_cached(df, meta)  # held once and not prefilled again, or per sequence (qa349: vLLM V0)
+    held = ("held once (prefix caching)" if cached is not False else
+            f"held by each sequence ({engine} caches no prefix: prefix_cached false), so the batch does not grow with it")
     k0, k1 = (int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0]) for p in (p0, p1))
     at_b0 = df[df["shared_prefix_tokens"].eq(p0) & df["batch"].eq(b_at0) & df["k"].eq(k1)]
     k1_fit_alone = bool(at_b0["fits_in_memory"].astype(bool).any())  # the larger k without the prefix shared
@@ -978,17 +992,34 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
-        + (f" It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
+        + (f" It takes the prefix {held} and read once a step by a prefix-aware (cascade) attention "
            f"kernel ({engine}'s prefix_read_once; vLLM runs one only where cascade attention is turned on, and then where "
            "a heuristic picks it each step; SGLang and TensorRT-LLM decode without one)." if read_once else
-           f" It takes the prefix held once (prefix caching); whether {engine} reads it once a step is not known here (its "
+           f" It takes the prefix {held}; whether {engine} reads it once a step is not known here (its "
            "profile is not on the search path)." if read_once is None else
-           f" It takes the prefix held once (prefix caching), each sequence still reading it a step ({engine}'s "
+           f" It takes the prefix {held}, each sequence still reading it a step ({engine}'s "
            "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
            f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")
+        + _prefix_prefill_text(df, hw, model, context, p0, p1, cached, engine)
         + widest
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
+
+
+def _prefix_prefill_text(df: pd.DataFrame, hw: str, model: str, context: int, p0: int, p1: int, cached: bool | None,
+                         engine: str) -> str:
+    """What the shared prefix does to a request's prefill (the report's ttft_s, of the row's context or the scenario's
+    prompt): its time with the prefix not shared against shared and cached (qa349: a 3.6x faster TTFT unsaid, the finding
+    calling the gain memory's alone); '' where the table has no ttft_s or the engine caches no prefix."""
+    if "ttft_s" not in df or not cached:
+        return ""
+    rows = df[df["hardware"].eq(hw) & df["model"].eq(model) & df["context"].eq(context)]
+    t0, t1 = (rows.loc[rows["shared_prefix_tokens"].eq(p), "ttft_s"] for p in (p0, p1))
+    if not len(t0) or not len(t1) or not float(t1.iloc[0]) < float(t0.iloc[0]):
+        return ""
+    return (f" Its prefill gains too: a request's first token takes {_n(t1.iloc[0])} s against {_n(t0.iloc[0])} s "
+            f"({_x(t0.iloc[0] / t1.iloc[0])} sooner), its prompt prefilled past the {_ctx(p1)} of the prefix {engine} "
+            "holds cached (prefix_cached; the `ttft_s` column).")
 
 
 DRAFT_KEYS = ["hardware", "model", "context", "alpha", "batch"]  # a point of the draft-offload question

@@ -395,7 +395,7 @@ def _covered_note(mine: pd.Series, theirs: pd.Series) -> str:
 
 
 def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import fastest_drafting, plain_fits, prefix_read_once, shared_prefix_headline
+    from roofline.findings import fastest_drafting, plain_fits, prefix_cached, prefix_read_once, shared_prefix_headline
 
     df = shared_prefix_headline(df)  # qa267: the bars took every context's smallest cap under the first one's title
     prefixes = sorted(df["shared_prefix_tokens"].unique())
@@ -437,7 +437,8 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [ax1])
     once = prefix_read_once(df, meta)  # qa267: the engine's kernel (None: its profile not found)
     read = ", read once per step" if once else ", read by each sequence" if once is False else ""
-    fig.suptitle(f"Shared prefix: stored once{read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
+    stored = "stored by each sequence (no prefix caching)" if prefix_cached(df, meta) is False else "stored once"  # qa349
+    fig.suptitle(f"Shared prefix: {stored}{read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
                  + f" · {_name(meta, 'hardware', df['hardware'].iloc[0]).replace(' ', NBSP)}")
     return fig
 

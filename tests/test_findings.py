@@ -1964,3 +1964,19 @@ def test_a_report_s_prefill_columns_prefill_only_the_prompt_past_a_cached_prefix
     top = r.df.loc[r.df["speedup"].idxmax()]
     assert (f"a time per output token of {_n(1e3 * top['serving_time_per_output_token_s'])} ms with speculation against "
             f"{_n(1e3 * top['baseline_serving_time_per_output_token_s'])} ms without") in text
+
+
+@pytest.mark.slow
+def test_the_shared_prefix_finding_says_whether_the_engine_caches_it_and_its_prefill_gain(tmp_path):
+    """qa349: 'It takes the prefix held once (prefix caching)' of vLLM V0, which holds it per sequence (prefix caching
+    opt-in), and nothing of the prefill, whose ttft_s fell 3.6x in the table beside the finding."""
+    scenario = ("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: {}\n"
+                "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16, 64]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    r, f = _report_finding(tmp_path / "v1", scenario.format("vllm"))
+    t0, t1 = (r.df.loc[r.df["shared_prefix_tokens"].eq(p), "ttft_s"].iloc[0] for p in (0, 2048))
+    assert (f"Its prefill gains too: a request's first token takes {_n(t1)} s against {_n(t0)} s ({_x(t0 / t1)} sooner), "
+            "its prompt prefilled past the 2k of the prefix vllm holds cached (prefix_cached; the `ttft_s` column).") in f.text
+    assert "It takes the prefix held once (prefix caching)" in f.text
+    _, f = _report_finding(tmp_path / "v0", scenario.format("vllm-v0"))
+    assert ("It takes the prefix held by each sequence (vllm-v0 caches no prefix: prefix_cached false), so the batch does "
+            "not grow with it") in f.text and "Its prefill gains" not in f.text
