@@ -1400,7 +1400,8 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         "Time of one decode step vs batch size B (q = 1, no speculation)"
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
     engines = meta.get("engine") or []  # one engine swept: no engine column in the panels' frame (qa335)
-    drawn = set(df["engine"].astype(str)) if "engine" in df else set(engines if isinstance(engines, list) else [engines])
+    drawn = (set().union(*(set(sub["engine"].astype(str)) for _, sub in panels)) if "engine" in df else  # the panels'
+             set(engines if isinstance(engines, list) else [engines]))  # (qa349: sglang's note under 'engine vllm only')
     hosted = [e for e in meta.get("verify_adds_host") or [] if e in drawn] if ks else []
     host_note = (f"verify passes under {spoken_list(hosted)} hold the host work a decode step hides behind the device "
                  "(host_overlap_speculating false)") if hosted else ""  # qa333: read as the pass's own cost

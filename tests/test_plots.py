@@ -1449,3 +1449,17 @@ def test_a_losing_tree_is_drawn_at_its_depth_not_as_the_baseline():
     fig = _figure("throughput_vs_batch", df, ops, meta)
     (tree,) = [line for line in _panel_axes(fig)[0].get_lines() if str(line.get_label()).startswith("tree of 63 nodes")]
     assert np.asarray(tree.get_ydata()).tolist() == drafted.loc[drafted["fits_in_memory"], "tokens_per_s"].tolist()
+
+
+@pytest.mark.slow
+def test_a_step_time_figure_kept_to_one_engine_says_no_other_engine_s_host_work(tmp_path):
+    """qa349: 'engine vllm only' beside 'verify passes under sglang hold the host work ...', no sglang panel drawn."""
+    from roofline.grid import scenario_meta
+
+    data = {**SMALL, "engine": ["vllm", "sglang", "trtllm", "vllm-v0"], "shared_prefix": [0, 512],
+            "hardware": ["h100-sxm", "h200"], "axes": {**SMALL["axes"], "batch": [1, 8]}}
+    sc, configs, df, ops = _tables(data)
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    (job,) = [job for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path) if job[0] == "step_time_vs_tokens"]
+    title = _figure("step_time_vs_tokens", *job[1:4])._suptitle.get_text().replace("\n", " ")
+    assert "engine vllm only" in title and "sglang" not in title, title
