@@ -601,8 +601,9 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             if column in df and df[column].nunique() > 1:
                 first = df[column] == top[column]
                 df = pd.concat([df[first], df[~first]])
-    cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch; a line plot's panel about 3.2
-    for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, 0.3 * cells + 1.2, 0.8), (_plot_throughput, 3.2, 2.0),
+    cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch, its axes' labels about 3 (qa349: four
+    # panels of three cells ran their x labels into each other); a line plot's panel about 3.2
+    for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, max(0.3 * cells + 1.2, 3.0), 0.8), (_plot_throughput, 3.2, 2.0),
                                              (_plot_step_time, 3.2, 2.0)):
         fig = plotter(df, ops, meta)
         if fig is not None:

@@ -548,3 +548,24 @@ def test_the_flops_figure_draws_one_point_of_a_sweep_of_several_batches(plotters
     expected = (b1["bytes_per_token"] / b1["bytes_per_token"].iloc[0]).to_numpy()
     assert np.allclose(lines[0].get_ydata(), expected)
     assert "the table's first point: batch 1 (of 2 swept)" in fig._suptitle.get_text()
+
+
+def test_a_generic_heatmap_of_narrow_panels_keeps_each_wide_enough_for_its_axis_labels(tmp_path):
+    """qa349: four heatmaps of three batches each sat in one row, their x labels run into each other; a panel is at
+    least 3 inches wide (two a row on the page), and no two panels' x labels overlap once drawn."""
+    from roofline.plots import arrange
+    from roofline.report import run_scenario
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    path = tmp_path / "four.yaml"
+    path.write_text("name: four\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: [eagle, ngram]\nshared_prefix: [0, 512]\n"
+                    "axes:\n  batch: [1, 16, 64]\n  context: [2048]\n  k: [0, 2]\n")
+    r = run_scenario(str(path), echo=False)
+    fig = REPORT_PLOTTERS["generic"](r.df, r.ops, r.meta)
+    arrange(fig)
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.get_visible()]
+    assert len(panels) == 4 and panels[0].get_subplotspec().get_gridspec().get_geometry() == (2, 2)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.xaxis.label.get_window_extent(renderer) for ax in panels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
