@@ -1684,7 +1684,7 @@ def _serving_text(row: pd.Series, meta: dict, plain: bool = False) -> str:
 
 
 CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware", "weight_dtype",
-                        "expert_dtype", "kv_dtype")  # (the dtypes: qa319, an fp4-expert pick unnamed beside fp8's gain)
+                        "expert_dtype", "kv_dtype", "shared_prefix")  # (qa349: the cheapest's prefix unnamed, 2x apart)  # (the dtypes: qa319, an fp4-expert pick unnamed beside fp8's gain)
 
 
 def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
@@ -1731,7 +1731,12 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
             f"{_n(s['tokens_per_s_per_user'])} tokens/s per user{''.join('; ' + c for c in caveats)}) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])} tokens/s per user); each at a large batch, so "
             "slow per user: at a "
-            "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it.")
+            "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it."
+            + (f" Those are steady decoding's; as a serving benchmark reads the same two points (the other requests' "
+               f"prefills), ${_n(s['serving_cost_usd_per_million_tokens'])} at "
+               f"{_n(1 / s['serving_time_per_output_token_s'])} and ${_n(p['baseline_serving_cost_usd_per_million_tokens'])} at "
+               f"{_n(1 / p['baseline_serving_time_per_output_token_s'])} tokens/s per user (`roofline cheapest --serving` "
+               "ranks by them)." if meta.get("prompt") and "serving_cost_usd_per_million_tokens" in s else ""))  # (qa349)
 
 
 def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) -> str:

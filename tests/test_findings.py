@@ -1980,3 +1980,17 @@ def test_the_shared_prefix_finding_says_whether_the_engine_caches_it_and_its_pre
     _, f = _report_finding(tmp_path / "v0", scenario.format("vllm-v0"))
     assert ("It takes the prefix held by each sequence (vllm-v0 caches no prefix: prefix_cached false), so the batch does "
             "not grow with it") in f.text and "Its prefill gains" not in f.text
+
+
+@pytest.mark.slow
+def test_a_request_s_cheapest_sentence_says_the_serving_costs_of_its_two_points(tmp_path):
+    """qa349: a request's generic finding priced its cheapest points at decoding's costs alone, their prefix unnamed."""
+    path = tmp_path / "two.yaml"
+    path.write_text("name: two\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [vllm, sglang]\nmethod: eagle\n"
+                    "shared_prefix: [0, 512]\nprompt: 2000\noutput_len: 300\naxes:\n  batch: [1, 64]\n  k: [0, 2]\n  alpha: [0.7]\n")
+    r, f = _run(str(path))
+    assert "of every engine and shared prefix swept" in f.text and ", shared prefix " in f.text
+    tail = f.text.split("Those are steady decoding's; as a serving benchmark reads the same two points (the other requests' "
+                        "prefills), $")[1]
+    cost = float(tail.split(" at ")[0])
+    assert cost in {float(_n(c)) for c in r.df["serving_cost_usd_per_million_tokens"]}
