@@ -365,6 +365,21 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
+    if max(sc.shared_prefix) > 0:  # how each engine treats a shared prefix, which the table's figures depend on (qa349:
+        # said by predict's header, by no sweep)
+        treats = {}
+        for cfg in out:
+            e = cfg.engine
+            treats.setdefault(e.name, (
+                ("held once" + (" and not prefilled again" if sc.prompt is not None else "") if e.prefix_cached else
+                 "held by each sequence" + (" and prefilled whole" if sc.prompt is not None else "")) + " (prefix_cached "
+                + f"{str(e.prefix_cached).lower()}), read " + ("once a step" if e.prefix_read_once else "by each sequence")
+                + f" (prefix_read_once {str(e.prefix_read_once).lower()})"))
+        alike: dict[str, list[str]] = {}
+        for name, how in treats.items():  # engines that treat it alike in one clause
+            alike.setdefault(how, []).append(name)
+        warn(f"{sc.path or sc.name}: shared_prefix: " + "; ".join(f"under {spoken_list(names)} the prefix is {how}"
+                                                                  for how, names in alike.items()))
     for latency, labels in across.items():  # one line a latency (qa229)
         warn(f"tp spans scale-up domains in {_configs_text(labels)}: "
              f"their all-reduces pay the scale-out link's latency ({latency}), {CROSS_DOMAIN_CAVEAT}; predict and cheapest "

@@ -991,3 +991,17 @@ def test_a_shared_prefix_longer_than_the_request_s_prompt_is_said():
     with pytest.warns(UserWarning, match=r"shared_prefix: a shared prefix of 4,100 tokens is longer than the prompt \(4,000\)"):
         scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": [0, 4100],
                             "axes": {"batch": [1], "context": [4200]}}, "s.yaml")
+
+
+def test_a_sweep_of_a_shared_prefix_says_how_each_engine_holds_prefills_and_reads_it():
+    """qa349: predict's header said it, no sweep did, where panels of prefix 0 and 3,000 drew alike (read by each
+    sequence) and the prefill of a cached prefix fell 3.6x."""
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning, match=r"shared_prefix: under vllm the prefix is held once and not prefilled again "
+                                             r"\(prefix_cached true\), read by each sequence \(prefix_read_once false\); "
+                                             r"under vllm-v0 the prefix is held by each sequence and prefilled whole"):
+        roofline.sweep({**_serving_scenario(), "engine": ["vllm", "vllm-v0"], "shared_prefix": [0, 512]})
+    with pytest.warns(RooflineWarning, match=r"under ideal the prefix is held once \(prefix_cached true\), read once a step"):
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal", "shared_prefix": 512})
