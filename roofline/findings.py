@@ -970,8 +970,8 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)
     read_once = prefix_read_once(df, meta)  # qa248's leftover: said of every engine, a copy with false too
     cached = prefix_cached(df, meta)  # held once and not prefilled again, or per sequence (qa349: vLLM V0)
-    held = ("held once (prefix caching)" if cached is not False else
-            f"held by each sequence ({engine} caches no prefix: prefix_cached false), so the batch does not grow with it")
+    held = "held once (prefix caching)"
+    uncached = cached is False  # neither held once nor read once: no gain to explain (qa350: 'the gain is memory's' at 1.00x)
     k0, k1 = (int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0]) for p in (p0, p1))
     at_b0 = df[df["shared_prefix_tokens"].eq(p0) & df["batch"].eq(b_at0) & df["k"].eq(k1)]
     k1_fit_alone = bool(at_b0["fits_in_memory"].astype(bool).any())  # the larger k without the prefix shared
@@ -992,7 +992,10 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
-        + (f" It takes the prefix {held} and read once a step by a prefix-aware (cascade) attention "
+        + (f" {engine} holds the prefix in each sequence (it caches no prefix: prefix_cached false) and each sequence "
+           f"reads its own copy, so the prefix gains nothing here; `roofline engines new NAME --from {engine} --set "
+           "prefix_cached=true` prices the engine with prefix caching." if uncached else
+           f" It takes the prefix {held} and read once a step by a prefix-aware (cascade) attention "
            f"kernel ({engine}'s prefix_read_once; vLLM runs one only where cascade attention is turned on, and then where "
            "a heuristic picks it each step; SGLang and TensorRT-LLM decode without one)." if read_once else
            f" It takes the prefix {held}; whether {engine} reads it once a step is not known here (its "
@@ -1000,26 +1003,31 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f" It takes the prefix {held}, each sequence still reading it a step ({engine}'s "
            "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
            f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")
-        + _prefix_prefill_text(df, hw, model, context, p0, p1, cached, engine)
+        + _prefix_prefill_text(df, hw, model, context, p0, p1, cached, engine, meta.get("prompt"))
         + widest
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
 
 def _prefix_prefill_text(df: pd.DataFrame, hw: str, model: str, context: int, p0: int, p1: int, cached: bool | None,
-                         engine: str) -> str:
-    """What the shared prefix does to a request's prefill (the report's ttft_s, of the row's context or the scenario's
-    prompt): its time with the prefix not shared against shared and cached (qa349: a 3.6x faster TTFT unsaid, the finding
-    calling the gain memory's alone); '' where the table has no ttft_s or the engine caches no prefix."""
+                         engine: str, prompt: int | None = None) -> str:
+    """What the shared prefix does to a request's prefill (the report's ttft_s, the target's pass, of the row's context
+    or the scenario's `prompt`): its time at the smallest prefix swept against the largest, cached (qa349: a 3.6x faster
+    TTFT unsaid, the finding calling the gain memory's alone; qa350: a smallest prefix of 8k said as none, a prefix
+    past the prompt as 'prefilled past' it); '' where the table has no ttft_s or the engine caches no prefix."""
     if "ttft_s" not in df or not cached:
         return ""
     rows = df[df["hardware"].eq(hw) & df["model"].eq(model) & df["context"].eq(context)]
     t0, t1 = (rows.loc[rows["shared_prefix_tokens"].eq(p), "ttft_s"] for p in (p0, p1))
     if not len(t0) or not len(t1) or not float(t1.iloc[0]) < float(t0.iloc[0]):
         return ""
-    return (f" Its prefill gains too: a request's first token takes {_n(t1.iloc[0])} s against {_n(t0.iloc[0])} s "
-            f"({_x(t0.iloc[0] / t1.iloc[0])} sooner), its prompt prefilled past the {_ctx(p1)} of the prefix {engine} "
-            "holds cached (prefix_cached; the `ttft_s` column).")
+    length = prompt or context  # the tokens the report's ttft_s prefills: the request's prompt, else the context
+    rest = ("all but the last token of it cached" if p1 >= length else
+            f"prefilled past the {_ctx(p1)} of the prefix {engine} holds cached")
+    return (f" Its prefill gains too: the target's prefill of a request's prompt takes {_n(t1.iloc[0])} s against "
+            f"{_n(t0.iloc[0])} s {'unshared' if p0 == 0 else f'with {_ctx(p0)} of it shared'} "
+            f"({_x(t0.iloc[0] / t1.iloc[0])} sooner), {rest} (prefix_cached; the `ttft_s` column; a drafter's own "
+            "prefill, `draft_ttft_s`, comes beside it).")
 
 
 DRAFT_KEYS = ["hardware", "model", "context", "alpha", "batch"]  # a point of the draft-offload question
@@ -1547,6 +1555,8 @@ def _config_text(row: pd.Series, columns: list[str], meta: dict | None = None) -
     def one(c: str) -> str:
         if c == "draft_hardware":
             return f", drafter on {_hw(meta or {}, str(row[c]))}" if str(row[c]) else ", drafter on the target's devices"
+        if c == "shared_prefix":  # a count of tokens, as the other counts are said (qa350: 'shared prefix 16384')
+            return f", shared prefix {int(row[c]):,} tokens"
         return f", {c.replace('_', ' ')} {row[c]}" if str(row[c]) else ""  # a dense model's empty expert dtype: none
     return "".join(one(c) for c in columns)
 
@@ -1732,8 +1742,8 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])} tokens/s per user); each at a large batch, so "
             "slow per user: at a "
             "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it."
-            + (f" Those are steady decoding's; as a serving benchmark reads the same two points (the other requests' "
-               f"prefills), ${_n(s['serving_cost_usd_per_million_tokens'])} at "
+            + (f" Those are steady decoding's; as a serving benchmark reads the same two points (every request's prefill, "
+               f"its own included), ${_n(s['serving_cost_usd_per_million_tokens'])} at "
                f"{_n(1 / s['serving_time_per_output_token_s'])} and ${_n(p['baseline_serving_cost_usd_per_million_tokens'])} at "
                f"{_n(1 / p['baseline_serving_time_per_output_token_s'])} tokens/s per user (`roofline cheapest --serving` "
                "ranks by them)." if meta.get("prompt") and "serving_cost_usd_per_million_tokens" in s else ""))  # (qa349)

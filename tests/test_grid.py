@@ -1003,5 +1003,13 @@ def test_a_sweep_of_a_shared_prefix_says_how_each_engine_holds_prefills_and_read
                                              r"\(prefix_cached true\), read by each sequence \(prefix_read_once false\); "
                                              r"under vllm-v0 the prefix is held by each sequence and prefilled whole"):
         roofline.sweep({**_serving_scenario(), "engine": ["vllm", "vllm-v0"], "shared_prefix": [0, 512]})
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:  # without a request nothing is prefilled (qa350: 'prefilled
+        warnings.simplefilter("always")  # whole' said of a decode-only sweep)
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "vllm-v0", "shared_prefix": 512})
+    (note,) = [str(w.message) for w in caught if "shared_prefix: under" in str(w.message)]
+    assert note.endswith("under vllm-v0 the prefix is held by each sequence (prefix_cached false), read by each sequence "
+                         "(prefix_read_once false)"), note
     with pytest.warns(RooflineWarning, match=r"under ideal the prefix is held once \(prefix_cached true\), read once a step"):
         roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal", "shared_prefix": 512})

@@ -569,3 +569,21 @@ def test_a_generic_heatmap_of_narrow_panels_keeps_each_wide_enough_for_its_axis_
     renderer = fig.canvas.get_renderer()
     boxes = [ax.xaxis.label.get_window_extent(renderer) for ax in panels]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+@pytest.mark.slow
+def test_the_shared_prefix_figure_says_an_engine_without_prefix_caching_stores_it_in_each_sequence(tmp_path):
+    """qa349: 'Shared prefix: stored once' over vLLM V0, which stores it per sequence (qa350: untested)."""
+    from roofline.report import run_scenario
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    titles = {}
+    for engine in ("vllm", "vllm-v0"):
+        path = tmp_path / f"{engine}.yaml"
+        path.write_text(f"name: sp\nquestion: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: {engine}\n"
+                        "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16, 64]\n  context: [4096]\n  k: [0, 3]\n"
+                        "  alpha: [0.8]\n")
+        r = run_scenario(str(path), echo=False)
+        titles[engine] = REPORT_PLOTTERS["shared-prefix"](r.df, r.ops, r.meta)._suptitle.get_text()
+    assert titles["vllm"].startswith("Shared prefix: stored once, read by each sequence")
+    assert titles["vllm-v0"].startswith("Shared prefix: stored by each sequence (no prefix caching), read by each sequence")
