@@ -1928,17 +1928,13 @@ def test_a_report_of_a_request_s_scenario_keeps_the_sweep_s_ttft(tmp_path):
 @pytest.mark.slow
 def test_a_request_s_generic_finding_says_what_a_serving_benchmark_reads(tmp_path):
     """qa347: a request's report quoted decode figures alone (throughput 2,846 tokens/s where a benchmark reads 1,028)."""
-    plain = tmp_path / "plainreq.yaml"
-    plain.write_text("name: plainreq\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nprompt: 2000\noutput_len: 300\n"
-                     "axes:\n  batch: [1, 32, 128]\n")
-    r, f = _run(str(plain))
+    r, f = _run_text(tmp_path, "name: plainreq\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nprompt: 2000\n"
+                               "output_len: 300\naxes:\n  batch: [1, 32, 128]\n")
     top = r.df.loc[r.df["tokens_per_s"].idxmax()]
     assert (f" A serving benchmark (2,000-token prompts and 300 output tokens each) reads "
             f"{_n(top['batch'] / top['baseline_serving_time_per_output_token_s'])} tokens/s there") in f.text
-    spec = tmp_path / "specreq.yaml"
-    spec.write_text("name: specreq\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 2000\noutput_len: 300\n"
-                    "axes:\n  batch: [1, 32]\n  k: [3]\n  alpha: [0.7]\n")
-    r, f = _run(str(spec))
+    r, f = _run_text(tmp_path, "name: specreq\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 2000\n"
+                               "output_len: 300\naxes:\n  batch: [1, 32]\n  k: [3]\n  alpha: [0.7]\n")
     top = r.df.loc[r.df["speedup"].idxmax()]
     assert f"As a serving benchmark reads that point (2,000-token prompts and 300 output tokens each), the gain is {_x(top['serving_speedup'])}" in f.text
     r, f = _run("eagle-on-hopper")  # no request: nothing said of it
@@ -1994,10 +1990,9 @@ def test_the_shared_prefix_finding_says_whether_the_engine_caches_it_and_its_pre
 @pytest.mark.slow
 def test_a_request_s_cheapest_sentence_says_the_serving_costs_of_its_two_points(tmp_path):
     """qa349: a request's generic finding priced its cheapest points at decoding's costs alone, their prefix unnamed."""
-    path = tmp_path / "two.yaml"
-    path.write_text("name: two\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [vllm, sglang]\nmethod: eagle\n"
-                    "shared_prefix: [0, 512]\nprompt: 2000\noutput_len: 300\naxes:\n  batch: [1, 64]\n  k: [0, 2]\n  alpha: [0.7]\n")
-    r, f = _run(str(path))
+    r, f = _run_text(tmp_path, "name: two\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [vllm, sglang]\nmethod: eagle\n"
+                               "shared_prefix: [0, 512]\nprompt: 2000\noutput_len: 300\naxes:\n  batch: [1, 64]\n  k: [0, 2]\n"
+                               "  alpha: [0.7]\n")
     assert "of every engine and shared prefix swept" in f.text and ", shared prefix " in f.text
     head, tail = f.text.split(" Those are steady decoding's; as a serving benchmark reads the same two points (every "
                               "request's prefill, its own included), $")
