@@ -530,7 +530,8 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     """What a serving benchmark with B requests in flight, each of P = sc.prompt tokens and O = sc.output_len, reads
     (predict's --prompt and --output-len, api._serving_terms, term by term), with and without speculation:
 
-        ttft_s                                   t_prefill(P), the request's own prefill pass (engine.ttft_s)
+        ttft_s                                   t_prefill(P), the request's own prefill pass (engine.ttft_s: of the
+                                                 tokens past a shared prefix the engine caches, prefix_cached)
         baseline_serving_ttft_s   = t_prefill(P)                 at B = 1, else t_step + t_stall(1)
         serving_ttft_s            = (t_prefill(P) at B = 1, else t_iter + t_stall(q_v)) + t_draft_prefill(P)   (k > 0)
         baseline_serving_time_per_output_token_s = t_step + (B - 1) t_stall(1) / O
