@@ -54,7 +54,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note, contexts_past, drafter_context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
-from roofline.scenario import check_draft_hardware
+from roofline.scenario import check_draft_hardware, request_context
 from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
@@ -549,11 +549,7 @@ def predict(
         # request priced at 1,024 by predict and at 2,150 by the sweep)
         given = [v for v in (prompt, output_len) if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
                  and float(v).is_integer()]  # 2000.0 is the 2,000 it is priced as (qa348)
-        context = round(prompt + output_len / 2) if len(given) == 2 else DEFAULT_CONTEXT
-        if context > CONTEXT_MAX:
-            raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len "
-                                f"/ 2, is at most {CONTEXT_MAX:,} tokens (the context it sets where none is given), found "
-                                f"{context:,}")
+        context = request_context(where, prompt, output_len) if len(given) == 2 else DEFAULT_CONTEXT
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k_given = k is not None
     k = _scalar_int(default_k("none" if method is None else method, tree_nodes) if k is None else k, "k", 0, K_MAX, where)
@@ -1024,38 +1020,34 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     every request's prefill its own included (qa296: at batch 1 the serving cost was the decode cost):
 
         cost_serving = cost * (t_token + B t_stall / O) / t_token"""
-    from roofline.engine import arrival_stall_s
+    from roofline.engine import arrival_stall_s, serving_terms
 
-    def serving(part: dict, per_token_s: float, verify_tokens: int) -> None:
-        """The part's (the plain point's, or spec's) prefill stall, serving time per output token and serving cost."""
+    def serving(part: dict, per_token_s: float, pass_s: float, verify_tokens: int) -> None:
+        """The part's (the plain point's, or spec's) prefill stall and engine.serving_terms: time per output token, the
+        first token at `batch` in flight (qa342: TTFT said alone, the same at every batch) and the cost at that pace
+        (None beside a cost of None: qa294, qa295, qa296)."""
         stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens, shared_prefix))
-        part["prefill_stall_s"], part["serving_time_per_output_token_s"] = stall, per_token_s + (batch - 1) * stall / output_len
-        # the cost at that pace: the same rent over fewer tokens, None beside a cost of None (qa294, qa295, qa296)
-        cost = part.get("cost_usd_per_million_tokens")
-        part["serving_cost_usd_per_million_tokens"] = (None if cost is None else
-                                                       cost * (per_token_s + batch * stall / output_len) / per_token_s)
+        terms = serving_terms(per_token_s, pass_s, stall, out["ttft_s"], batch, output_len, part.get("cost_usd_per_million_tokens"))
+        part.update(prefill_stall_s=stall, serving_time_per_output_token_s=float(terms["time_per_output_token_s"]),
+                    serving_ttft_s=float(terms["ttft_s"]), serving_cost_usd_per_million_tokens=(
+                        float(terms["cost_usd_per_million_tokens"]) if "cost_usd_per_million_tokens" in terms else None))
 
     out["output_len"] = output_len
     out["prefill_mixed"] = bool(eng.mixed_prefill)  # how an arriving prefill meets the others' decode (qa349: said as mixed
     #   under every engine)
-    serving(out, out["step_time_s"], 1)
-    # the first token at B in flight: the prompt's prefill mixed into a step of the others' decode, which takes the
-    # step (the iteration, speculating) and the prefill's stall (qa342: TTFT said alone, the same at every batch)
-    #     TTFT_serving = t_step + t_stall   (B > 1; the prefill alone, TTFT, at B = 1)
-    out["serving_ttft_s"] = out["ttft_s"] if batch <= 1 else out["step_time_s"] + out["prefill_stall_s"]
-    mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
+    serving(out, out["step_time_s"], out["step_time_s"], 1)
+    mean = request_context(_CALLER.get(), prompt, output_len, sets_context=False)  # (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
-                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (leave "
+                               f"and {output_len:,} output tokens decodes at {mean:,} on average (leave "
                                f"{'--context' if _CALLER.get() == 'command line' else 'context'} out to price it at "
-                               f"{round(mean):,}, a benchmark's mean context)")  # qa347: 'as accuracy does' meant nothing
+                               f"{mean:,}, a benchmark's mean context)")  # qa347: 'as accuracy does' meant nothing
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
-        serving(spec, spec["iteration_time_s"] / spec["tau"], verify)
+        serving(spec, spec["iteration_time_s"] / spec["tau"], spec["iteration_time_s"], verify)
         draft_s = out.get("draft_prefill_s") or 0.0  # a drafter model's own prefill of the prompt, before its first draft
-        spec["serving_ttft_s"] = ((out["ttft_s"] if batch <= 1 else spec["iteration_time_s"] + spec["prefill_stall_s"])
-                                  + draft_s if k > 0 else out["serving_ttft_s"])
+        spec["serving_ttft_s"] = spec["serving_ttft_s"] + draft_s if k > 0 else out["serving_ttft_s"]
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -1029,6 +1029,28 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     return np.clip(passes[0] - passes[1] + to_cached, 0.0, own)
 
 
+def serving_terms(t_token_s, t_pass_s, t_stall_s, prefill_s, batch, output_len, cost_usd_per_million_tokens=None) -> dict:
+    """What a serving benchmark with B = `batch` requests in flight, each of O = `output_len` tokens, reads of a point
+    whose decode gives a token every t_token (the step; the iteration / tau speculating) in passes of t_pass (the step;
+    the iteration), each arriving prompt's prefill stalling it t_stall (arrival_stall_s) and taking t_prefill alone
+    (ttft_s); elementwise, so a sweep's arrays (grid.serving_columns) and predict's scalars (api._serving_terms) alike:
+
+        time_per_output_token_s = t_token + (B - 1) t_stall / O      (the other B - 1 requests' prefills over O tokens)
+        ttft_s                  = t_prefill at B = 1, else t_pass + t_stall      (its prefill mixed into, or between, the
+                                                                                  others' decode)
+        tokens_per_s            = B / (t_token + B t_stall / O)      (each request's O tokens over its own decode and
+                                                                      every request's prefill: Little's law)
+        cost_usd_per_million_tokens = cost (t_token + B t_stall / O) / t_token      (the rent over that device time;
+                                                                                     with a decode cost given)"""
+    t_token_s, batch = np.asarray(t_token_s, dtype=np.float64), np.asarray(batch, dtype=np.float64)
+    busy_s = t_token_s + batch * t_stall_s / output_len  # the device time a token takes, every prefill included
+    out = {"time_per_output_token_s": t_token_s + (batch - 1.0) * t_stall_s / output_len,
+           "ttft_s": np.where(batch <= 1, prefill_s, t_pass_s + t_stall_s), "tokens_per_s": batch / busy_s}
+    if cost_usd_per_million_tokens is not None:
+        out["cost_usd_per_million_tokens"] = cost_usd_per_million_tokens * busy_s / t_token_s
+    return out
+
+
 def cached_prefix_tokens(engine: ServingEngine | None, prompt_len, shared_prefix=0):
     """Tokens of a `prompt_len`-token prompt whose KV cache the engine holds before its prefill: the batch's shared
     prefix where the engine caches prefixes (`prefix_cached`), at most P - 1 (the last token is computed for its

@@ -551,7 +551,7 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
     of the prompt (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the
     baseline's."""
-    from roofline.engine import arrival_stall_s, ttft_s
+    from roofline.engine import arrival_stall_s, serving_terms, ttft_s
     from roofline.speculation import drafter_ttft_s
 
     prompt, output_len = sc.prompt, sc.output_len
@@ -564,23 +564,14 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
                              dep, engine, prompt, prefix) if speculates(cfg.method, 1) else None
     stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1, prefix)
     stall_s = arrival_stall_s(hw, model, prompt, b, dep, engine, q_v, prefix)
-    single = b <= 1
-    step, iteration, tau = out["step_time_s"], out["iteration_time_s"], out["tau"]
-    plain_ttft = np.where(single, prefill_s, step + stall_plain_s)
-    spec_ttft = np.where(single, prefill_s, iteration + stall_s) + (float(draft_s) if draft_s is not None else 0.0)
-    per_token = iteration / tau
-    plain_tpot = step + (b - 1.0) * stall_plain_s / output_len
-    spec_tpot = np.where(drafting, per_token + (b - 1.0) * stall_s / output_len, plain_tpot)
-    plain_cost = out["baseline_cost_usd_per_million_tokens"] * (step + b * stall_plain_s / output_len) / step
-    spec_cost = np.where(drafting, out["cost_usd_per_million_tokens"] * (per_token + b * stall_s / output_len) / per_token,
-                         plain_cost)
-    columns = {"ttft_s": np.full(shape, prefill_s), "baseline_serving_ttft_s": plain_ttft,
-               "serving_ttft_s": np.where(drafting, spec_ttft, plain_ttft), "baseline_serving_time_per_output_token_s": plain_tpot,
-               "serving_time_per_output_token_s": spec_tpot, "serving_speedup": plain_tpot / spec_tpot,
-               "serving_cost_usd_per_million_tokens": spec_cost, "baseline_serving_cost_usd_per_million_tokens": plain_cost,
-               "baseline_serving_tokens_per_s": b / (step + b * stall_plain_s / output_len),
-               "serving_tokens_per_s": np.where(drafting, b / (per_token + b * stall_s / output_len),
-                                                b / (step + b * stall_plain_s / output_len))}
+    step, iteration = out["step_time_s"], out["iteration_time_s"]
+    plain = serving_terms(step, step, stall_plain_s, prefill_s, b, output_len, out["baseline_cost_usd_per_million_tokens"])
+    spec = serving_terms(iteration / out["tau"], iteration, stall_s, prefill_s, b, output_len, out["cost_usd_per_million_tokens"])
+    spec["ttft_s"] = spec["ttft_s"] + (float(draft_s) if draft_s is not None else 0.0)  # the drafter's own prefill first
+    columns = {"ttft_s": np.full(shape, prefill_s),
+               **{f"baseline_serving_{name}": value for name, value in plain.items()},
+               **{f"serving_{name}": np.where(drafting, spec[name], plain[name]) for name in plain}}
+    columns["serving_speedup"] = columns["baseline_serving_time_per_output_token_s"] / columns["serving_time_per_output_token_s"]
     return {name: np.broadcast_to(value, shape) for name, value in columns.items()}
 
 

@@ -222,6 +222,18 @@ def _request(where: str, data: dict) -> tuple[int | None, int | None]:
     return given["prompt"], given["output_len"]
 
 
+def request_context(where: str, prompt: int, output_len: int, sets_context: bool = True) -> int:
+    """A request's mean context over its life, prompt + output_len / 2 (rounded): the context a benchmark's steps decode
+    at on average, where a sweep of it (its context axis' default) and predict (its context's) price it. Where it
+    `sets_context` (none given), one line naming `where` if past CONTEXT_MAX (qa346, qa347: said of a context the user
+    never gave)."""
+    context = round(prompt + output_len / 2)
+    if sets_context and context > CONTEXT_MAX:
+        raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len / 2, "
+                            f"is at most {CONTEXT_MAX:,} tokens (the context it sets where none is given), found {context:,}")
+    return context
+
+
 def _raise(error: Exception):
     """`raise` as an expression, for the value checks written as lambdas."""
     raise error
@@ -479,10 +491,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             raise field_error(where, "tree", "a mapping {nodes: N, tau: T}", tree)
         tree_nodes, tree_tau = tree["nodes"], tree["tau"]
     prompt, output_len = _request(where, data)
-    mean_context = None if prompt is None else round(prompt + output_len / 2)  # a request's mean context over its life
-    if mean_context is not None and mean_context > CONTEXT_MAX and "context" not in raw_axes:  # qa346: said of axes.context
-        raise RooflineError(f"{where}: prompt and output_len: expected a request whose mean context, prompt + output_len / 2, "
-                            f"is at most {CONTEXT_MAX:,} tokens (the context axis it sets), found {mean_context:,}")
+    mean_context = None if prompt is None else request_context(where, prompt, output_len, "context" not in raw_axes)
     defaults = {"batch": [1], "context": [1024 if mean_context is None else mean_context], "alpha": [0.8],
                 "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
     import warnings

@@ -912,7 +912,7 @@ def scenario_table(sc, configs: int | None = None) -> str:
     """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes
     (`configs`: those the sweep runs, grid.load_configs' count, where the caller has it; else sc.configs, which counts a
     dense model's expert dtype and a dtype beside its native one as configs of their own)."""
-    from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS
+    from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, request_context
     from roofline.serving import DEFAULT_ENGINE
 
     def shown(values, key: str) -> str:
@@ -938,7 +938,7 @@ def scenario_table(sc, configs: int | None = None) -> str:
             lines.append(f"  {label:<16}" + (f"{value:,} tokens" if key == "draft_vocab" else f"{value}"))
     if sc.prompt is not None:  # it adds the serving columns and sets the context axis (qa346: unsaid)
         lines.append(f"  {'request':<16}prompt {sc.prompt:,} and output_len {sc.output_len:,} tokens: the serving columns "
-                     f"(mean context {round(sc.prompt + sc.output_len / 2):,})")
+                     f"(mean context {request_context(sc.path or sc.name, sc.prompt, sc.output_len):,})")
     if sc.overlap is False:  # its default, true, unsaid (as the file leaves it out)
         lines.append(f"  {'overlap':<16}false (a drafter on its own device drafts in series with the verify pass)")
     if sc.acceptance_length is not None:  # the alpha axis below is the alpha that gives it

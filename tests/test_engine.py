@@ -711,3 +711,16 @@ def test_every_serving_engine_profile_says_whether_it_caches_prefixes():
 
     assert {n: load_engine(n).prefix_cached for n in ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm", "ideal")} == {
         "vllm": True, "vllm-v0": False, "sglang": True, "sglang-early": True, "trtllm": True, "ideal": True}
+
+
+def test_serving_terms_are_a_benchmarks_figures_term_by_term():
+    """engine.serving_terms, which predict's serving lines and a sweep's serving columns both take (before-stop mend:
+    the equations were written in each): by hand at B = 4, O = 100, t_token 10 ms, t_pass 12 ms, stall 50 ms."""
+    from roofline.engine import serving_terms
+
+    t = serving_terms(0.010, 0.012, 0.050, 0.040, 4, 100, 2.0)
+    assert t["time_per_output_token_s"] == pytest.approx(0.010 + 3 * 0.050 / 100)
+    assert t["ttft_s"] == pytest.approx(0.012 + 0.050) and serving_terms(0.010, 0.012, 0.050, 0.040, 1, 100)["ttft_s"] == 0.040
+    assert t["tokens_per_s"] == pytest.approx(4 / (0.010 + 4 * 0.050 / 100))
+    assert t["cost_usd_per_million_tokens"] == pytest.approx(2.0 * (0.010 + 4 * 0.050 / 100) / 0.010)
+    assert "cost_usd_per_million_tokens" not in serving_terms(0.010, 0.012, 0.050, 0.040, 4, 100)
