@@ -734,8 +734,8 @@ def sweep(
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
-    if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
-        typer.echo(not_drawn(summary["files"]))
+    if plots and not summary["plots_skipped"] and not_drawn(summary["files"], sc.prompt is not None):
+        typer.echo(not_drawn(summary["files"], sc.prompt is not None))
     if plots and not summary["plots_skipped"]:
         from roofline.plot_jobs import MAX_PANELS
 
@@ -788,7 +788,7 @@ def plot(
 
     Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another.
     """
-    from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table
+    from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table, table_gives_request
     from roofline.yamlio import check_text_table
 
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
@@ -805,8 +805,9 @@ def plot(
             raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:
         typer.echo(str(path))
-    if not_drawn(paths):
-        typer.echo(not_drawn(paths))
+    missing = not_drawn(paths, table_gives_request(table))
+    if missing:
+        typer.echo(missing)
 
 
 def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False) -> None:

@@ -43,7 +43,8 @@ from roofline.errors import RooflineError, bare_name
 if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it is (cli.py)
     import pandas as pd
 
-PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
+PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch",
+              "serving_vs_batch")
 PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter returns None otherwise): `not_drawn` says so
     "roofline": ("the operator table beside the results, operators.csv as `sweep --out` writes it (a report's tables "
                  "have none), with rows of the selection: it holds the first context swept"),  # (qa202)
@@ -52,14 +53,34 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "throughput_vs_batch": "two batch sizes and a point that fits in memory",
     "pareto": "two batch sizes and a point that fits in memory",
     "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",
+    "serving_vs_batch": "a request (the scenario's prompt and output_len: the serving_* columns), two batch sizes and a "
+                        "point that fits in memory",
 }
+REQUEST_PLOTS = ("serving_vs_batch",)  # drawn only for a scenario that gives a request: not missed where none does
 
 
-def not_drawn(paths) -> str:
-    """'not drawn: NAME (needs ...), ...' for the standard plots missing from `paths` (files written), else ''."""
+def not_drawn(paths, request: bool = False) -> str:
+    """'not drawn: NAME (needs ...), ...' for the standard plots missing from `paths` (files written), else ''; the
+    figures of a request (REQUEST_PLOTS) only where the table gives one (`request`): elsewhere they were not asked for."""
     drawn = {Path(p).stem for p in paths}
-    missing = [f"{name} (needs {PLOT_NEEDS[name]})" for name in PLOT_NAMES if name not in drawn]
+    missing = [f"{name} (needs {PLOT_NEEDS[name]})" for name in PLOT_NAMES
+               if name not in drawn and (request or name not in REQUEST_PLOTS)]
     return "not drawn: " + "; ".join(missing) if missing else ""
+
+
+def table_gives_request(table: Path) -> bool:
+    """Whether the results table of `table` (a sweep folder or its results file) holds a request's serving columns,
+    read from its header alone."""
+    import pandas as pd
+
+    path = _locate(Path(table))
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+    else:
+        names = list(pd.read_csv(path, nrows=0).columns)
+    return "serving_time_per_output_token_s" in names
 FORMATS = ("png", "svg")
 REQUIRED_COLUMNS = (
     "hardware", "model", "method", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s",
@@ -76,7 +97,8 @@ MAX_PANELS = 6  # panels a standard figure draws; beyond, it keeps a subset (plo
 MAX_GRID_PANELS = 8  # a (hardware, model) grid of up to this many panels is kept whole: no model is dropped to fit six
 # Read when present (older tables lack them): the devices of the target (tp x pp, the drafter's own device not counted)
 # and plain decoding's batch cap (max_batch and fits_in_memory count the drafter and its k + 1 tokens).
-OPTIONAL_COLUMNS = ("devices", "baseline_max_batch")
+OPTIONAL_COLUMNS = ("devices", "baseline_max_batch", "serving_time_per_output_token_s",
+                    "baseline_serving_time_per_output_token_s", "serving_speedup")  # the last three: a request's
 OPERATOR_COLUMNS = (
     "hardware", "model", "pass", "batch", "q", "operator", "flops", "bytes", "time_s", "step_time_s",
     "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",

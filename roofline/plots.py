@@ -14,6 +14,8 @@ and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
     pareto               tokens/s per device vs tokens/s per user: the non-dominated points (fitting in
                          memory only) per alpha with speculation, and without
     best_k_vs_batch      the throughput-best k vs batch, one line per alpha
+    serving_vs_batch     a serving benchmark's time per output token vs batch, for the scenario's request (prompt,
+                         output_len; drawn only then): per alpha at the k of least TPOT, and without speculation
 
 Several (hardware, model, context) in a table become small multiples, at most six panels, or a whole grid
 of up to eight (hardware, model) (beyond that one context only, then one model only where hardware x model
@@ -670,13 +672,14 @@ def wrapped_title(fig: Figure, text: str) -> None:
     fig.suptitle(_balanced_fill(text, title_chars(fig)))
 
 
-def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
+def footer(fig: Figure, meta: dict, gains: bool = True, steady: bool = True) -> None:
     """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn; that speculative gains
     run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far; that a batch above an engine's
     speculating cap assumes it raised, meta's `speculating_caps`; the rows drawn that no setup of their engine runs,
     meta's `refused`) at the bottom right, once: a
     figure shared on its own still says what it is, as the sweep's warning says it on the terminal. `arrange` keeps
-    the panels' x labels above it."""
+    the panels' x labels above it. `steady`: whether the figure shows steady decoding, which a serving benchmark's
+    time per token exceeds by the prefills of arriving prompts (the caveat saying so; not on the serving figure)."""
     if any(t.get_gid() == FOOTER_GID for t in fig.texts):
         return
     engines = meta.get("engine") or []
@@ -688,10 +691,10 @@ def footer(fig: Figure, meta: dict, gains: bool = True) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating and gains else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
-    if (speculating or meta.get("prompt")) and gains:  # qa342: a chat workload's gains read at 2x where its serving
+    if (speculating or meta.get("prompt")) and gains and steady:  # qa342: a chat workload's gains read at 2x where its serving
         # TPOT gives 1.3x; qa347: a plain request sweep's speeds read at 3x a benchmark's concurrency, unsaid
         caveat += ("\nsteady decoding: a serving benchmark's time per token adds arriving prompts' prefills "
-                   + ("(this sweep's serving_* columns; cheapest --serving)" if meta.get("prompt") else
+                   + ("(this sweep's serving_* columns and serving figure; cheapest --serving)" if meta.get("prompt") else
                       "(predict --prompt P --output-len O, or a scenario's prompt and output_len)"))
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
@@ -1616,6 +1619,66 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     return fig
 
 
+def _least_tpot_rows(fit: pd.DataFrame) -> pd.DataFrame:
+    """Per (alpha, batch) of a panel's rows that fit and draft (k > 0), the row of the least serving time per output
+    token: the k a serving benchmark's TPOT favours, which need not be the decode-best k (best_k), since each verify
+    pass of k + 1 tokens also stalls behind arriving prefills. Sorted by batch."""
+    drafts = fit[fit["k"] > 0].assign(alpha_key=fit["alpha"].fillna(-1.0))
+    return (drafts.sort_values(["alpha_key", "batch", "serving_time_per_output_token_s"], kind="stable")
+            .drop_duplicates(["alpha_key", "batch"]).drop(columns="alpha_key").sort_values("batch", kind="stable"))
+
+
+def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """A serving benchmark's time per output token against the batch (its concurrency), for the scenario's request
+    (`prompt`, `output_len`: the serving_* columns of grid.SERVING_COLUMNS, arriving prompts' prefills included), at
+    the points that fit: per alpha at the k of least serving TPOT (`_least_tpot_rows`; a tree's one depth), and without
+    speculation (baseline_serving_time_per_output_token_s); the top alpha's points labelled with their serving speedup
+    and k. Needs the serving columns, two batch sizes and a point that fits."""
+    if ("serving_time_per_output_token_s" not in df or not _any_fit(df) or df["batch"].nunique() < 2):
+        return None
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
+    alphas, alpha_note = _line_alphas(df)
+    color = _alpha_colors(alphas)
+    dots = df["batch"].nunique() <= 24
+    depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
+    k_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if meta.get("tree_nodes") else "k of least TPOT"
+    labels = []
+    for ax, sub in panels:
+        fit = sub[sub["fits_in_memory"].astype(bool)]
+        base = _baseline_rows(sub)
+        if fit.empty and base.empty:
+            _nothing_fits(ax)
+            continue
+        best = _least_tpot_rows(fit) if speculate else fit.iloc[:0]
+        for a in alphas if speculate else ():
+            g = best[same_alpha(best["alpha"], a)]
+            ax.plot(g["batch"], g["serving_time_per_output_token_s"] * 1e3, "o-" if dots else "-", color=color[a], ms=3.5,
+                    lw=1.5, label=f"{_alpha_label(a, meta)}, {k_name}")
+            if a == alphas[-1]:  # the top alpha's points say what the benchmark would read: the speedup, at which k
+                labels += [(ax, r.batch, r.serving_time_per_output_token_s * 1e3,
+                            f"{speedup_text(r.serving_speedup)}x" + ("" if meta.get("tree_nodes") else f", k={r.k:g}"))
+                           for r in g.iloc[_some(len(g), 5)].itertuples()]
+        ax.plot(base["batch"], base["baseline_serving_time_per_output_token_s"] * 1e3, "s--" if dots else "--", color="k",
+                ms=3.5, lw=1.8, label="no speculation")
+        _log2_axis(ax, sub["batch"])
+        _log_axis(ax, "y")
+        ax.margins(y=0.12)  # room for the speedup labels
+        ax.set_xlabel("batch size B (concurrent requests)")
+        ax.set_ylabel("serving time per output token (ms)\nlower is better")
+        if (~sub["fits_in_memory"].astype(bool)).any():
+            _shade_memory_limit(ax, *_memory_limits(sub, best if speculate else base, base))
+    _shared_legend(fig, [ax for ax, _ in panels])
+    request = f"{int(meta['prompt']):,}-token prompts, {int(meta['output_len']):,} output tokens" if meta.get("prompt") else "the request"
+    what = (f"Serving time per output token vs batch size ({request}; arriving prompts' prefills included)"
+            + (f"\nwith speculation ({k_name} per point; labels: serving speedup over no speculation) and without"
+               if speculate else ""))
+    footer(fig, meta, steady=False)  # its times hold the prefills: not the steady-decoding caveat of the other figures
+    _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
+    place_labels(fig, labels)
+    return fig
+
+
 def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Indices of the points not dominated in (x, y), both maximised, sorted by x (one vectorised pass)."""
     order = np.lexsort((-y, -x))  # x descending, ties by y descending
@@ -1783,6 +1846,7 @@ def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[
 PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
     "roofline": _plot_roofline, "step_time_vs_tokens": _plot_step_time, "speedup_heatmap": _plot_speedup_heatmap,
     "throughput_vs_batch": _plot_throughput, "pareto": _plot_pareto, "best_k_vs_batch": _plot_best_k,
+    "serving_vs_batch": _plot_serving,
 }
 
 

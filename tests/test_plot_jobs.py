@@ -156,6 +156,28 @@ def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(ro
         "speculative method (not a tree), two k values, two batch sizes and a point that fits in memory)")
 
 
+@pytest.mark.slow  # two sweeps and a redraw
+def test_a_request_sweep_draws_or_names_its_serving_figure_from_sweep_and_plot(roofline, tmp_path):
+    """A scenario with a request draws serving_vs_batch; one batch says it was not drawn and why; `plot` of the table
+    (Parquet or CSV: the header tells a request) draws it again, and `plot` of a table without one never names it."""
+    text = "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 512\noutput_len: 128\naxes:\n  k: [2, 3]\n"
+    (tmp_path / "one.yaml").write_text(text + "  batch: [8]\n")
+    code, out, err = roofline("sweep", tmp_path / "one.yaml", "--out", tmp_path / "one")
+    assert code == 0 and "serving_vs_batch (needs a request (the scenario's prompt and output_len: the serving_* " \
+        "columns), two batch sizes and a point that fits in memory)" in out.splitlines()[-1], out + err
+    (tmp_path / "two.yaml").write_text(text + "  batch: [1, 16]\n")
+    code, out, err = roofline("sweep", tmp_path / "two.yaml", "--out", tmp_path / "two")
+    assert code == 0 and f"{tmp_path / 'two' / 'serving_vs_batch.png'}" in out and "not drawn" not in out, out + err
+    for table in ("results.parquet", "results.csv"):
+        code, out, err = roofline("plot", tmp_path / "two" / table, "--out", tmp_path / f"re-{table}")
+        assert code == 0 and (tmp_path / f"re-{table}" / "serving_vs_batch.png").is_file() and "not drawn" not in out, out + err
+    (tmp_path / "plain.yaml").write_text(text.replace("prompt: 512\noutput_len: 128\n", "") + "  batch: [1, 16]\n")
+    code, out, err = roofline("sweep", tmp_path / "plain.yaml", "--out", tmp_path / "plain")
+    assert code == 0 and "serving_vs_batch" not in out + err and not (tmp_path / "plain" / "serving_vs_batch.png").exists()
+    code, out, err = roofline("plot", tmp_path / "plain" / "results.parquet", "--out", tmp_path / "re-plain")
+    assert code == 0 and "serving_vs_batch" not in out + err, out + err
+
+
 @pytest.mark.slow
 def test_plot_into_the_tables_own_folder_replaces_its_figures_only_once_all_are_drawn(roofline, tmp_path, monkeypatch):
     """`plot DIR --force` drew into the folder itself: a failure halfway left new and old figures mixed."""

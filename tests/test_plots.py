@@ -10,13 +10,14 @@ import pytest
 from roofline import plot_jobs, plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
-from roofline.plot_jobs import FigurePool
+from roofline.plot_jobs import REQUEST_PLOTS, FigurePool
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, distinct_labels, plot_from_table, speedup_text, standard_plots
 from roofline.scenario import scenario_from_dict
 
 # panel tests sweep configs that fit nowhere on purpose (a 70B on one GPU beside an 8B); the sweep's warning of it is
 # tested in test_grid
 pytestmark = pytest.mark.filterwarnings("ignore:.*fits in device memory at no point of the sweep")
+DECODE_PLOTS = tuple(n for n in PLOT_NAMES if n not in REQUEST_PLOTS)  # a table without a request's serving columns
 
 SMALL = {
     "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
@@ -59,7 +60,7 @@ def _assert_real_image(path):
 def test_standard_plots_write_all_six_plots_as_png_and_svg(small, tmp_path):
     _, _, df, ops = small
     paths = standard_plots(df, ops, META, tmp_path, formats=("png", "svg"))
-    assert [p.name for p in paths] == [f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")]
+    assert [p.name for p in paths] == [f"{name}.{ext}" for name in DECODE_PLOTS for ext in ("png", "svg")]
     for path in paths:
         _assert_real_image(path)
 
@@ -68,7 +69,7 @@ def test_standard_plots_write_all_six_plots_as_png_and_svg(small, tmp_path):
 def test_plot_from_table_redraws_from_a_written_results_csv_into_another_folder_as_png_by_default(sweep_folder, tmp_path):
     out = tmp_path / "replot"
     paths = plot_from_table(sweep_folder / "results.csv", out)
-    assert {p.name for p in paths} == {f"{name}.png" for name in PLOT_NAMES}
+    assert {p.name for p in paths} == {f"{name}.png" for name in DECODE_PLOTS}
     assert all(p.parent == out for p in paths)
     for path in paths:
         _assert_real_image(path)
@@ -111,7 +112,7 @@ def test_without_operators_csv_and_scenario_json_the_roofline_is_skipped_and_the
     plot_from_table(tmp_path / "results.csv")
     assert seen["ops"] is None and seen["out"].parent == tmp_path  # drawn aside in the table's folder, then moved in
     assert seen["meta"]["method"] == "eagle" and seen["meta"]["hardware"] == {"h100-sxm": "h100-sxm"} and seen["meta"]["tp"] == 1
-    assert _drawn(seen["df"], None, seen["meta"]) == set(PLOT_NAMES) - {"roofline"}
+    assert _drawn(seen["df"], None, seen["meta"]) == set(DECODE_PLOTS) - {"roofline"}
 
 
 def _drawn(df, ops, meta) -> set[str]:
@@ -140,7 +141,7 @@ def test_per_position_acceptance_rates_plot_as_one_alpha_row():
     _, _, df, ops = _tables({**{k: v for k, v in SMALL.items() if k != "axes"}, "acceptance": [0.8, 0.7, 0.6],
                              "axes": {"batch": [1, 64], "k": [1, 3]}})
     assert df["alpha"].isna().all()
-    assert _drawn(df, ops, META) == set(PLOT_NAMES)
+    assert _drawn(df, ops, META) == set(DECODE_PLOTS)
 
 
 def test_frontier_keeps_exactly_the_non_dominated_points_sorted_by_x():
@@ -377,7 +378,7 @@ def test_a_sweep_over_methods_draws_every_standard_plot(tmp_path):
     from roofline.grid import scenario_meta
 
     paths = standard_plots(df, ops, scenario_meta(sc, pairs, len(df)), tmp_path, workers=1)
-    assert {p.stem for p in paths} == set(PLOT_NAMES)
+    assert {p.stem for p in paths} == set(DECODE_PLOTS)
 
 
 def test_every_builtin_scenarios_meta_makes_a_setup_line_and_panels():
@@ -414,7 +415,8 @@ def _figure(name, df, ops, meta):
 
     with rc_context(plots.STYLE):
         fig = PLOTTERS[name](df, ops, meta)
-        plots.arrange(fig)
+        if fig is not None:
+            plots.arrange(fig)
     return fig
 
 
@@ -1013,9 +1015,9 @@ def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_it
     assert f"\n{OPTIMISTIC} (under vllm: docs/ACCURACY.md)\nsteady decoding: " in footer_text(df, meta)
     # where to read a benchmark's figures: predict or a request's scenario, or this sweep's own serving columns
     assert footer_text(df, meta).endswith("(predict --prompt P --output-len O, or a scenario's prompt and output_len)")
-    assert footer_text(df, {**meta, "prompt": 1024, "output_len": 256}).endswith("(this sweep's serving_* columns; cheapest --serving)")
+    assert footer_text(df, {**meta, "prompt": 1024, "output_len": 256}).endswith("(this sweep's serving_* columns and serving figure; cheapest --serving)")
     plain = {**meta, "method": "none", "prompt": 1024, "output_len": 256}  # qa347: a plain request sweep said nothing
-    assert footer_text(df[df["k"] == 0], plain, "throughput_vs_batch").endswith("(this sweep's serving_* columns; cheapest --serving)")
+    assert footer_text(df[df["k"] == 0], plain, "throughput_vs_batch").endswith("(this sweep's serving_* columns and serving figure; cheapest --serving)")
     assert "steady decoding" not in footer_text(df[df["k"] == 0], {**plain, "prompt": None}, "throughput_vs_batch")
     assert OPTIMISTIC not in footer_text(df[df["engine"] == "ideal"], {**meta, "engine": ["ideal"]})  # the bare roofline
     small = df[df["batch"] < 32]
@@ -1414,6 +1416,8 @@ def test_the_optimistic_gains_caveat_is_on_the_figures_of_gains_only(tmp_path):
     footers = {}
     for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path):
         fig = _figure(job[0], *job[1:4])
+        if fig is None:  # the serving figure: no request here
+            continue
         footers[job[0]] = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID).replace("\n", " ")
     assert OPTIMISTIC not in footers["roofline"] and OPTIMISTIC not in footers["step_time_vs_tokens"], footers
     assert OPTIMISTIC in footers["speedup_heatmap"] and OPTIMISTIC in footers["throughput_vs_batch"], footers
@@ -1463,3 +1467,53 @@ def test_a_step_time_figure_kept_to_one_engine_says_no_other_engine_s_host_work(
     (job,) = [job for job in plot_jobs.standard_jobs(df, ops, meta, tmp_path) if job[0] == "step_time_vs_tokens"]
     title = _figure("step_time_vs_tokens", *job[1:4])._suptitle.get_text().replace("\n", " ")
     assert "engine vllm only" in title and "sglang" not in title, title
+
+
+REQUEST = {**SMALL, "prompt": 1024, "output_len": 256, "axes": {"batch": [1, 8, 64, 512], "k": [1, 4, 5], "alpha": [0.6, 0.8]}}
+
+
+@pytest.mark.slow
+def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot(tmp_path):
+    """The serving figure's lines are the table's serving TPOT: per alpha the least over k > 0 of the points that fit,
+    which is not the decode-best k everywhere; the dashed line plain decoding's; the labels its serving speedup and k."""
+    from roofline.grid import scenario_meta
+
+    sc, configs, df, ops = _tables(REQUEST)
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    assert _drawn(df, ops, meta) == set(PLOT_NAMES)
+    fig = _figure("serving_vs_batch", df, ops, meta)
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+    fit = df[df["fits_in_memory"] & (df["k"] > 0)]
+    for alpha in (0.6, 0.8):
+        least = fit[np.isclose(fit["alpha"], alpha)].groupby("batch")["serving_time_per_output_token_s"].min() * 1e3
+        line = lines[f"α = {alpha:g}, k of least TPOT"]
+        assert list(line.get_xdata()) == list(least.index) and np.allclose(line.get_ydata(), least.to_numpy())
+    top = fit[np.isclose(fit["alpha"], 0.8)]
+    picked = top.loc[top.groupby("batch")["serving_time_per_output_token_s"].idxmin()]
+    assert picked.set_index("batch").loc[64, ["k", "best_k"]].tolist() == [4, 5]  # a verify pass of 6 stalls more
+    plain = df[df["batch"] <= df["baseline_max_batch"]].drop_duplicates("batch").sort_values("batch")
+    assert np.allclose(lines["no speculation"].get_ydata(), plain["baseline_serving_time_per_output_token_s"] * 1e3)
+    texts = [t.get_text() for t in ax.texts]
+    first = picked.sort_values("batch").iloc[0]
+    assert f"{speedup_text(first['serving_speedup'])}x, k={first['k']:g}" in texts, texts
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "1,024-token prompts, 256 output tokens" in title and "prefills included" in title
+    footer = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
+    assert "steady decoding" not in footer and "predicted by roofline's model" in footer  # its times are a benchmark's
+    # plain decoding alone: the dashed line only, and no speedup labels
+    sc, configs, df, ops = _tables({**REQUEST, "method": "none", "axes": {"batch": [1, 8, 64]}})
+    fig = _figure("serving_vs_batch", df, ops, {**META, **scenario_meta(sc, configs, len(df))})
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == ["no speculation"] and not fig.axes[0].texts
+
+
+def test_the_serving_figure_is_missed_only_where_a_table_gives_a_request(tmp_path):
+    """not_drawn names the serving figure where the table has a request's columns and it was not drawn (one batch),
+    and not where the scenario gave no request: it was not asked for."""
+    from roofline.plot_jobs import not_drawn
+
+    drawn = [tmp_path / f"{n}.png" for n in DECODE_PLOTS]
+    assert not_drawn(drawn) == "" and not_drawn(drawn, request=False) == ""
+    said = not_drawn(drawn, request=True)
+    assert said.startswith("not drawn: serving_vs_batch (needs a request") and "two batch sizes" in said
+    assert not_drawn([*drawn, tmp_path / "serving_vs_batch.png"], request=True) == ""
