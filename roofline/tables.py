@@ -1219,9 +1219,16 @@ def _dtype_of(row, column: str) -> str:
 
 
 def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
-    """The frontier table's dtype columns: one per dtype the table varies (qa132: a frontier of int4 and fp8 rows, or
-    of fp8 KV picked from a table of two, looked alike row by row)."""
-    return [(c, label) for c, label in DTYPE_LABELS if varied and c in varied]
+    """The frontier table's dtype columns, and its shared prefix's: one per column the table varies (qa132: a frontier
+    of int4 and fp8 rows, or of fp8 KV picked from a table of two, looked alike row by row)."""
+    return [(c, label) for c, label in (*DTYPE_LABELS, ("shared_prefix", "prefix")) if varied and c in varied]
+
+
+def _column_text(row, column: str) -> str:
+    """A frontier row's entry of an extra column (_dtype_columns): a dtype's label, a shared prefix's tokens."""
+    if column == "shared_prefix":
+        return f"{int(row[column]):,}" if _is_number(row.get(column)) else ""
+    return _dtype_of(row, column)
 
 
 def _speed_text(speed: float, min_speed: float | None) -> str:
@@ -1261,18 +1268,20 @@ def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[st
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}"
-            + "".join(f"  {_dtype_of(row, c) or '-':>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
+            + "".join(f"  {_column_text(row, c) or '-':>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
 
 
 DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV"))  # a pick line's dtypes
 
 
 def varied_dtypes(df) -> set[str]:
-    """The dtype columns a results table holds more than one value of, and `context` and `model` where it holds more
-    than one: the frontier table gives a column to each dtype of them (qa132) and its model column (qa112: a frontier
-    of one model, from a table of several, said none); a pick line names its experts' dtype where they hold it (its
+    """The dtype columns a results table holds more than one value of, and `context`, `model` and `shared_prefix` where
+    it holds more than one: the frontier table gives a column to each dtype of them (qa132), to the shared prefix (a
+    frontier over two prefixes told its rows apart nowhere) and its model column (qa112: a frontier of one model, from
+    a table of several, said none); a pick line names its experts' dtype where they hold it (its
     context and weight and KV dtypes always, qa132)."""
-    return {c for c in (*(c for c, _ in DTYPE_LABELS), "context", "model") if c in df and df[c].astype(str).nunique() > 1}
+    return {c for c in (*(c for c, _ in DTYPE_LABELS), "context", "model", "shared_prefix")
+            if c in df and df[c].astype(str).nunique() > 1}
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,

@@ -506,6 +506,23 @@ def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_
     assert head.endswith("      KV") and rows and all(line.endswith("     fp8") for line in rows), out
 
 
+@pytest.mark.slow
+def test_a_frontier_over_shared_prefixes_gives_each_row_its_prefix(tmp_path, roofline):
+    """A sweep of two shared prefixes: its frontier rows (a prefix held once is cheaper) looked alike row by row, the
+    prefix said in the pick line alone; the table gives it a column, each row's as the --out file has it."""
+    _swept(tmp_path, roofline, "name: sp\nhardware: h100-sxm\nmodel: llama-3.1-8b\nshared_prefix: [0, 6000]\n"
+                        "axes:\n  batch: [8, 64, 256]\n  context: [8192]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f.csv")
+    frontier = pd.read_csv(tmp_path / "f.csv")
+    head = next(line for line in out.splitlines() if line.startswith("tok/s/user"))
+    rows = out.split(head)[1].strip().split("\n\n")[0].splitlines()
+    assert code == 0 and head.endswith("  prefix") and len(rows) == len(frontier), out
+    assert [line.split()[-1] for line in rows] == [f"{p:,}" for p in frontier["shared_prefix"]], out
+    assert "6,000" in [line.split()[-1] for line in rows]
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "shared_prefix=0")
+    assert code == 0 and not next(line for line in out.splitlines() if line.startswith("tok/s/user")).endswith("prefix")
+
+
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
     from roofline.errors import RooflineError
     from roofline.frontier import _config_scenario
