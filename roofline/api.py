@@ -75,6 +75,7 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
+    speculating_engine,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -985,10 +986,20 @@ def predict(
         # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter (a
         # lookup) and Medusa's heads (on the last hidden state) have no prefill of their own (0 s); plain decoding has
         # no speculation's TTFT (None)
-        draft_s = (drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt, shared_prefix)
+        spec_eng = speculating_engine(eng)  # an engine whose prefix cache is off while it speculates prefills it whole
+        draft_s = (drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, spec_eng, prompt, shared_prefix)
                    if speculates(method, k) else None)
         out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
-        out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]
+        spec_ttft_s = (float(ttft_s(hw, target, prompt, dep, spec_eng, shared_prefix)) if spec_eng is not eng
+                       else out["ttft_s"])
+        out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else spec_ttft_s + out["draft_prefill_s"]
+        if "spec" in out and spec_eng is not eng:  # the prompt's tokens not prefilled while speculating (none here)
+            out["spec"]["prompt_cached_tokens"] = int(cached_prefix_tokens(spec_eng, prompt, shared_prefix))
+        if spec_eng is not eng and shared_prefix and speculates(method, k):
+            out["warnings"].append(f"{eng.name} turns its prefix cache off while it speculates (prefix_cached_speculating "
+                                   f"false): with speculation the shared prefix of {shared_prefix:,} tokens is prefilled "
+                                   "with every prompt and held and read by each sequence (the memory, time to first token "
+                                   "and serving figures of `spec`), without it held once and not prefilled again")
     if output_len is not None:
         _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix)
     if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
@@ -1022,12 +1033,13 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         cost_serving = cost * (t_token + B t_stall / O) / t_token"""
     from roofline.engine import arrival_stall_s, serving_terms
 
-    def serving(part: dict, per_token_s: float, pass_s: float, verify_tokens: int) -> None:
+    def serving(part: dict, per_token_s: float, pass_s: float, verify_tokens: int, engine, prefill_s: float) -> None:
         """The part's (the plain point's, or spec's) prefill stall and engine.serving_terms: time per output token, the
         first token at `batch` in flight (qa342: TTFT said alone, the same at every batch) and the cost at that pace
-        (None beside a cost of None: qa294, qa295, qa296)."""
-        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens, shared_prefix))
-        terms = serving_terms(per_token_s, pass_s, stall, out["ttft_s"], batch, output_len, part.get("cost_usd_per_million_tokens"))
+        (None beside a cost of None: qa294, qa295, qa296); under `engine` (spec's: serving.speculating_engine) and its
+        lone prefill `prefill_s`."""
+        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, engine, verify_tokens, shared_prefix))
+        terms = serving_terms(per_token_s, pass_s, stall, prefill_s, batch, output_len, part.get("cost_usd_per_million_tokens"))
         part.update(prefill_stall_s=stall, serving_time_per_output_token_s=float(terms["time_per_output_token_s"]),
                     serving_ttft_s=float(terms["ttft_s"]), serving_cost_usd_per_million_tokens=(
                         float(terms["cost_usd_per_million_tokens"]) if "cost_usd_per_million_tokens" in terms else None))
@@ -1035,7 +1047,7 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     out["output_len"] = output_len
     out["prefill_mixed"] = bool(eng.mixed_prefill)  # how an arriving prefill meets the others' decode (qa349: said as mixed
     #   under every engine)
-    serving(out, out["step_time_s"], out["step_time_s"], 1)
+    serving(out, out["step_time_s"], out["step_time_s"], 1, eng, out["ttft_s"])
     mean = request_context(_CALLER.get(), prompt, output_len, sets_context=False)  # (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -1045,7 +1057,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
-        serving(spec, spec["iteration_time_s"] / spec["tau"], spec["iteration_time_s"], verify)
+        spec_eng = speculating_engine(eng)
+        spec_prefill_s = float(ttft_s(hw, target, prompt, dep, spec_eng, shared_prefix)) if spec_eng is not eng else out["ttft_s"]
+        serving(spec, spec["iteration_time_s"] / spec["tau"], spec["iteration_time_s"], verify, spec_eng, spec_prefill_s)
         draft_s = out.get("draft_prefill_s") or 0.0  # a drafter model's own prefill of the prompt, before its first draft
         spec["serving_ttft_s"] = spec["serving_ttft_s"] + draft_s if k > 0 else out["serving_ttft_s"]
 

@@ -1004,6 +1004,9 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f" It takes the prefix {held}, each sequence still reading it a step ({engine}'s "
            "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
            f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")
+        + (f" While it speculates {engine} turns that cache off (prefix_cached_speculating false): each speculating "
+           "sequence holds and prefills the prefix itself (the batch with its drafter above)."
+           if cached and _main_engine_flag(df, meta, "prefix_cached_speculating") is False else "")
         + _prefix_prefill_text(df, hw, model, context, p0, p1, cached, engine, meta.get("prompt"))
         + widest
     )

@@ -374,7 +374,10 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 ("held once" + (" and not prefilled again" if sc.prompt is not None else "") if e.prefix_cached else
                  "held by each sequence" + (" and prefilled whole" if sc.prompt is not None else "")) + " (prefix_cached "
                 + f"{str(e.prefix_cached).lower()}), read " + ("once a step" if e.prefix_read_once else "by each sequence")
-                + f" (prefix_read_once {str(e.prefix_read_once).lower()})"))
+                + f" (prefix_read_once {str(e.prefix_read_once).lower()})"
+                + (", and while speculating held and read by each sequence" + (" and prefilled whole" if sc.prompt is not None
+                                                                               else "") + " (prefix_cached_speculating false)"
+                   if e.prefix_cached and not e.prefix_cached_speculating and any(c.method != "none" for c in out) else "")))
         alike: dict[str, list[str]] = {}
         for name, how in treats.items():  # engines that treat it alike in one clause
             alike.setdefault(how, []).append(name)
@@ -550,8 +553,10 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
     of the prompt (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the
-    baseline's."""
+    baseline's. The speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that
+    turns its prefix cache off then prefills a shared prefix with every prompt); `ttft_s` is plain decoding's."""
     from roofline.engine import arrival_stall_s, serving_terms, ttft_s
+    from roofline.serving import speculating_engine
     from roofline.speculation import drafter_ttft_s
 
     prompt, output_len = sc.prompt, sc.output_len
@@ -559,14 +564,17 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     drafting = speculates(cfg.method, k)
     q_v = np.where(drafting, (sc.tree_nodes + 1) if sc.tree_nodes is not None else k + 1, 1)
     prefix = cfg.shared_prefix  # held cached where the engine caches prefixes: not prefilled again (prefix_cached)
+    spec_engine = speculating_engine(engine)  # and while it speculates where it keeps its cache then
     prefill_s = float(ttft_s(hw, model, prompt, dep, engine, prefix))
+    spec_prefill_s = float(ttft_s(hw, model, prompt, dep, spec_engine, prefix)) if spec_engine is not engine else prefill_s
     draft_s = drafter_ttft_s(cfg.method, model, cfg.draft, draft_vocab_of(cfg.method, sc.draft_vocab), hw, cfg.draft_hw,
-                             dep, engine, prompt, prefix) if speculates(cfg.method, 1) else None
+                             dep, spec_engine, prompt, prefix) if speculates(cfg.method, 1) else None
     stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1, prefix)
-    stall_s = arrival_stall_s(hw, model, prompt, b, dep, engine, q_v, prefix)
+    stall_s = arrival_stall_s(hw, model, prompt, b, dep, spec_engine, q_v, prefix)
     step, iteration = out["step_time_s"], out["iteration_time_s"]
     plain = serving_terms(step, step, stall_plain_s, prefill_s, b, output_len, out["baseline_cost_usd_per_million_tokens"])
-    spec = serving_terms(iteration / out["tau"], iteration, stall_s, prefill_s, b, output_len, out["cost_usd_per_million_tokens"])
+    spec = serving_terms(iteration / out["tau"], iteration, stall_s, spec_prefill_s, b, output_len,
+                         out["cost_usd_per_million_tokens"])
     spec["ttft_s"] = spec["ttft_s"] + (float(draft_s) if draft_s is not None else 0.0)  # the drafter's own prefill first
     columns = {"ttft_s": np.full(shape, prefill_s),
                **{f"baseline_serving_{name}": value for name, value in plain.items()},

@@ -277,7 +277,7 @@ def engine_schema() -> dict:
         "speculation_refused": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},
-        "mixed_prefill": {"type": "boolean"}, "prefix_cached": {"type": "boolean"}, "graphs": {"type": "boolean"}, "pp_remainder": {"enum": list(serving.PP_REMAINDERS)},
+        "mixed_prefill": {"type": "boolean"}, "prefix_cached": {"type": "boolean"}, "prefix_cached_speculating": {"type": "boolean"}, "graphs": {"type": "boolean"}, "pp_remainder": {"enum": list(serving.PP_REMAINDERS)},
         "attention_dp": {"type": "boolean"}, "expert_parallel": {"type": "boolean"}, "mla_absorbed_bf16": {"type": "boolean"},
         "overrides": {"type": ["array", "null"], "items": {
             "type": "object", "required": ["hardware"],

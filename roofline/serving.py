@@ -62,7 +62,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      prefix caching, SGLang's radix cache, TensorRT-LLM's KV-cache block reuse, each on by default), so
                      its prefill computes the rest, attending to the prefix (engine.ttft_s' cached tokens); false:
                      every prompt is prefilled whole (vLLM V0, where prefix caching was opt-in). Not a cost: a
-                     `costs_from` profile takes the other's value unless it sets its own, as `mixed_prefill`
+                     `costs_from` profile takes the other's value unless it sets its own, as `mixed_prefill`.
+                     `prefix_cached_speculating` false: the cache is off while the engine speculates (SGLang 0.4 under
+                     EAGLE), so a speculating point prefills every prompt whole and holds and reads the prefix in each
+                     sequence (`speculating_engine`), plain decoding's points as `prefix_cached` says
     memory           what a device gives weights and KV cache (capacity.py): `memory_fraction` f of its memory M (vLLM's
                      --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
                      f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
@@ -315,6 +318,7 @@ class ServingEngine:
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     prefix_cached: bool = True  # an arriving request's prefill skips a shared prefix the engine holds (module docstring)
+    prefix_cached_speculating: bool = True  # false: the engine turns its prefix cache off while it speculates (SGLang 0.4)
     graphs: bool = True  # decode passes replayed from CUDA / HIP graphs; false: launched eagerly (vLLM's --enforce-eager)
     eager_launch_s: float = 0.0  # host time to launch one kernel of an eager pass (module docstring, eager launch)
     overrides: tuple = ()
@@ -451,7 +455,7 @@ class ServingEngine:
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
                 "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
                 "quant_kernels_per_gemm", "nvidia_only",
-                "mixed_prefill", "prefix_cached", "graphs", "eager_launch_s", "costs_from")
+                "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "graphs", "eager_launch_s", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -464,6 +468,15 @@ class ServingEngine:
 
 
 IDEAL = ServingEngine()
+
+
+def speculating_engine(engine: ServingEngine) -> ServingEngine:
+    """`engine` as it holds a shared prefix while it speculates: with `prefix_cached_speculating` false its prefix
+    cache is off then (SGLang 0.4 under EAGLE), so every prompt is prefilled whole and each sequence holds and reads
+    the prefix (prefix_cached and prefix_read_once false); else `engine` itself."""
+    if engine.prefix_cached and not engine.prefix_cached_speculating:
+        return replace(engine, prefix_cached=False, prefix_read_once=False)
+    return engine
 _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "graphs", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
@@ -471,7 +484,7 @@ _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_pe
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
-          "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "prefix_cached", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
+          "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -984,7 +997,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("display_name", "version", "source", "notes", "path", "costs_from"):  # path, costs_from: files, or ''
         if not isinstance(getattr(spec, key), str):
             raise field_error(where, key, "a string", getattr(spec, key))
-    for key in ("nvidia_only", "mixed_prefill", "prefix_cached"):
+    for key in ("nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating"):
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
     if not isinstance(spec.known_misses, (tuple, list)):
@@ -1041,6 +1054,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         nvidia_only=_nvidia_only(data, where),
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
         prefix_cached=check_flag(where, "prefix_cached", data.get("prefix_cached", True)),
+        prefix_cached_speculating=check_flag(where, "prefix_cached_speculating", data.get("prefix_cached_speculating", True)),
         pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", "last")),
         attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", True)),
         expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", True)),
@@ -1238,7 +1252,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "prefix_cached", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16", "graphs",
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16", "graphs",
                     *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "known_misses", *BEHAVIOUR_FIELDS}
 
@@ -1558,6 +1572,8 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
                      prefix_cached=check_flag(where, "prefix_cached", data.get("prefix_cached", base.prefix_cached)),
+                     prefix_cached_speculating=check_flag(where, "prefix_cached_speculating",
+                                                          data.get("prefix_cached_speculating", base.prefix_cached_speculating)),
                      pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),
                      attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", base.attention_dp)),
                      expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", base.expert_parallel)),

@@ -75,7 +75,7 @@ from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
-from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine
+from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine, speculating_engine
 from roofline.units import is_finite
 
 METHODS = ("none", *DRAFTING_METHODS)
@@ -617,13 +617,15 @@ def speculative_metrics(
         draft_q = 1.0
 
     base = step_metrics(hw, target, b, 1, s, dep, engine=engine, shared_prefix=shared_prefix)
-    verify_engine = engine if engine.host_overlap_speculating else dataclasses.replace(engine, host_overlap=False)
+    spec_engine = speculating_engine(engine)  # its prefix cache where it keeps it while speculating
+    verify_engine = spec_engine if spec_engine.host_overlap_speculating else dataclasses.replace(spec_engine, host_overlap=False)
     verify = _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
     drafter = drafter_spec(method, target, draft, draft_vocab)
     elsewhere = draft_hw is not None and drafter is not None
     dhw = draft_hw if elsewhere else hw
     d_dep = drafter_deployment(method, drafter, dep, elsewhere)
-    no_host = dataclasses.replace(engine.for_other_hardware(dhw) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    no_host = dataclasses.replace(spec_engine.for_other_hardware(dhw) if elsewhere else spec_engine, host_per_step_s=0.0,
+                                  host_per_sequence_s=0.0)
     b_a = sequences_per_group(b, dep)
     if drafter is None:
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
@@ -738,7 +740,21 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
     batch by that device's memory instead. `engine`: the engine on the target's devices (capacity: its memory and
     hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's). `heads`:
-    copies of the drafter's weights held (Medusa's k heads; broadcasts)."""
+    copies of the drafter's weights held (Medusa's k heads; broadcasts).
+    Where the engine turns its prefix cache off while it speculates (serving.speculating_engine), a speculating
+    point holds a shared prefix in each sequence, a plain one (k = 0) once."""
+    speculating = np.asarray(speculating)
+    args = (hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab, speculating, shared_prefix)
+    spec_engine = speculating_engine(engine) if engine is not None else None
+    if spec_engine is engine or not np.any(np.asarray(shared_prefix) > 0) or not np.any(speculating):
+        return _drafting_capacity(*args, engine, draft_engine, heads)
+    held, plain = (_drafting_capacity(*args, e, draft_engine, heads) for e in (spec_engine, engine))
+    return {key: np.where(speculating, held[key], plain[key]) for key in held}
+
+
+def _drafting_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab, speculating,
+                       shared_prefix, engine, draft_engine, heads) -> dict:
+    """speculation_capacity under one engine on the target's devices (`engine`) and one on the drafter's own."""
     speculating = np.asarray(speculating)
     pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:

@@ -97,7 +97,12 @@ def predict_table(point: dict) -> str:
                      + (f"{p['prompt'] - cached:,} of its {p['prompt']:,} tokens, one sequence: the shared prefix's {cached:,} "
                         f"cached by {p['engine']} (prefix_cached)" if cached else f"{p['prompt']:,} tokens, one sequence") + ")")
         if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
-            lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
+            whole = p["ttft_with_speculation_s"] - p["draft_prefill_s"]  # the target's prefill while speculating
+            lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   ("
+                         + (f"the prompt prefilled whole while speculating, {format_seconds(whole)}: {p['engine']}'s cache is "
+                            "off then, prefix_cached_speculating false; " if cached and "prompt_cached_tokens" in (p.get("spec") or {})
+                            and not p["spec"]["prompt_cached_tokens"] else "")
+                         + f"+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     if "serving_time_per_output_token_s" in p:
         if p["batch"] > 1 and p.get("serving_ttft_s") is not None:  # (qa342: TTFT alone read as the one users see)
             how = ("mixed into a step of the others' decode" if p.get("prefill_mixed", True) else
@@ -646,7 +651,9 @@ def _serving_text(part: dict, p: dict) -> str:
     unreachable = "; not reachable: fits in memory NO" if not fits else ""  # (qa204: 2,000 in flight where 398 fit)
     if b <= 1:  # no other request's prefill lands in a lone request's decode (qa347: '+ 0 arriving prefills, each ...')
         return "a serving benchmark's time per output token at 1 in flight: its decode alone, no other request's prefill" + unreachable
-    cached = p.get("prompt_cached_tokens") or 0  # a cached shared prefix is not prefilled (qa349: '4,000 tokens' of 1,000)
+    # a cached shared prefix is not prefilled (qa349: '4,000 tokens' of 1,000); the part's own where it differs (spec's,
+    # under an engine whose cache is off while it speculates)
+    cached = part.get("prompt_cached_tokens", p.get("prompt_cached_tokens")) or 0
     tokens = f"{p['prompt'] - cached:,} tokens (the {cached:,} of the shared prefix cached)" if cached else f"{p['prompt']:,} tokens"
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
             f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
@@ -1070,8 +1077,10 @@ def engine_table(e) -> str:
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
         ("prefill", "inside a decode step, its tokens sharing the pass (mixed_prefill)" if e.mixed_prefill
          else "a pass of its own between decode steps (mixed_prefill: false)"),
-        ("shared prefix's prefill", "skipped: an arriving request prefills the rest of its prompt, the prefix's KV cache held "
-         "(prefix_cached)" if e.prefix_cached else "recomputed: every prompt prefilled whole (prefix_cached: false)"),
+        ("shared prefix's prefill", ("skipped: an arriving request prefills the rest of its prompt, the prefix's KV cache held "
+         "(prefix_cached)" + ("; but not while speculating, when its cache is off and each sequence holds the prefix "
+                              "(prefix_cached_speculating: false)" if not e.prefix_cached_speculating else ""))
+         if e.prefix_cached else "recomputed: every prompt prefilled whole (prefix_cached: false)"),
         ("MLA up-projections", "a 16-bit copy read in decode, held beside a quantised checkpoint's (mla_absorbed_bf16)"
          if e.mla_absorbed_bf16 else "in the weights' dtype (mla_absorbed_bf16: false)"),
         ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only

@@ -1348,3 +1348,32 @@ def test_a_drafter_prefills_only_the_prompt_past_a_cached_shared_prefix_too():
         whole, rest = (roofline.predict("h100-sxm", "llama-3.1-70b", 16, tp=4, prompt=2000, output_len=300, shared_prefix=sp,
                                         **options)["draft_prefill_s"] for sp in (0, 1500))
         assert 0 < rest < 0.6 * whole, options
+
+
+def test_predict_prices_speculation_uncached_where_the_engine_turns_its_prefix_cache_off_then():
+    """sglang-early (prefix_cached_speculating false): predict's speculative figures (its memory, time to first token and
+    serving time) are a copy's that caches no prefix, its plain ones a copy's that caches it while speculating too, and
+    it says so."""
+    import warnings
+
+    from roofline.serving import load_engine
+
+    early = load_engine("sglang-early")
+    never, always = (dataclasses.replace(early, name=n, **kw) for n, kw in
+                     (("never", {"prefix_cached": False}), ("always", {"prefix_cached_speculating": True})))
+    point = {"batch": 16, "method": "eagle", "k": 3, "alpha": 0.7, "prompt": 3000, "output_len": 300, "shared_prefix": 2500}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, off, on = (roofline.predict("h100-sxm", "llama-3.1-8b", engine=e, **point) for e in (early, never, always))
+    for key in ("ttft_with_speculation_s", "draft_prefill_s"):
+        assert got[key] == pytest.approx(off[key]) and got[key] > on[key], key
+    for key in ("serving_time_per_output_token_s", "serving_ttft_s", "max_batch", "memory_needed_bytes"):
+        assert got["spec"][key] == pytest.approx(off["spec"][key]), key
+        assert got[key] == pytest.approx(on[key]), key  # plain decoding caches it
+    assert got["spec"]["max_batch"] < on["spec"]["max_batch"] and got["ttft_s"] == pytest.approx(on["ttft_s"])
+    said = [w for w in got["warnings"] if "turns its prefix cache off while it speculates" in w]
+    assert said == ["sglang-early turns its prefix cache off while it speculates (prefix_cached_speculating false): with "
+                    "speculation the shared prefix of 2,500 tokens is prefilled with every prompt and held and read by "
+                    "each sequence (the memory, time to first token and serving figures of `spec`), without it held once "
+                    "and not prefilled again"]
+    assert not [w for w in on["warnings"] if "turns its prefix cache off" in w]

@@ -1985,6 +1985,14 @@ def test_the_shared_prefix_finding_says_whether_the_engine_caches_it_and_its_pre
     short = scenario.format("vllm").replace("[0, 2048]", "[0, 3000]") + "prompt: 2000\noutput_len: 4000\n"
     _, f = _report_finding(tmp_path / "short", short)
     assert "sooner), all but the last token of it cached (prefix_cached" in f.text, f.text
+    assert "turns that cache off" not in f.text
+    # an engine whose cache is off while it speculates (SGLang 0.4 under EAGLE): its drafter's batch does not grow
+    r, f = _report_finding(tmp_path / "early", scenario.format("sglang-early"))
+    assert (" While it speculates sglang-early turns that cache off (prefix_cached_speculating false): each speculating "
+            "sequence holds and prefills the prefix itself (the batch with its drafter above).") in f.text
+    spec = r.df[r.df["k"] == 3]
+    caps = [int(spec.loc[spec["shared_prefix_tokens"].eq(p), "max_batch"].iloc[0]) for p in (0, 2048)]
+    assert caps[0] >= caps[1] and f"from {caps[0]:,} to {caps[1]:,} with its drafter" in f.text, f.text
 
 
 @pytest.mark.slow

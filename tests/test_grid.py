@@ -1013,3 +1013,46 @@ def test_a_sweep_of_a_shared_prefix_says_how_each_engine_holds_prefills_and_read
                          "(prefix_read_once false)"), note
     with pytest.warns(RooflineWarning, match=r"under ideal the prefix is held once \(prefix_cached true\), read once a step"):
         roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal", "shared_prefix": 512})
+
+
+@pytest.mark.slow
+def test_an_engine_whose_prefix_cache_is_off_while_speculating_prices_its_speculating_points_uncached():
+    """sglang-early (SGLang 0.4 turned its radix cache off under EAGLE: prefix_cached_speculating false): a speculating
+    point is priced as by a copy that caches no prefix (its memory, max batch, serving time and TTFT), a plain one (k
+    = 0, and every baseline column) as by one that caches it while speculating too."""
+    import dataclasses
+    import warnings
+
+    import roofline
+    from roofline.serving import load_engine, speculating_engine
+
+    early = load_engine("sglang-early")
+    assert (early.prefix_cached, early.prefix_cached_speculating) == (True, False)
+    sglang = load_engine("sglang")
+    assert sglang.prefix_cached_speculating and speculating_engine(sglang) is sglang  # SGLang's own keeps its cache
+    never, always = (dataclasses.replace(early, name=n, **kw) for n, kw in
+                     (("never", {"prefix_cached": False}), ("always", {"prefix_cached_speculating": True})))
+    base = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 3000, "output_len": 300,
+            "shared_prefix": 2500, "axes": {"batch": [1, 16, 64, 256], "k": [0, 3], "alpha": [0.7], "context": [3150]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df, off, on = (roofline.sweep({**base, "engine": e}) for e in (early, never, always))
+    spec = df["k"] > 0
+    speculating = ["max_batch", "fits_in_memory", "memory_needed_bytes", "tokens_per_s", "serving_ttft_s",
+                   "serving_time_per_output_token_s", "serving_tokens_per_s", "serving_cost_usd_per_million_tokens"]
+    for column in speculating:
+        assert np.allclose(df.loc[spec, column].astype(float), off.loc[spec, column].astype(float)), column
+    plain = ["baseline_max_batch", "ttft_s", "baseline_serving_ttft_s", "baseline_serving_time_per_output_token_s"]
+    for column in plain:
+        assert np.allclose(df[column].astype(float), on[column].astype(float)), column
+    for column in speculating:  # and a k = 0 row's are plain decoding's
+        assert np.allclose(df.loc[~spec, column].astype(float), on.loc[~spec, column].astype(float)), column
+    # the prefix held in each speculating sequence: a batch of 141 where 709 fit cached (the cached one 616 with
+    # the drafter's KV, `always`)
+    assert df.loc[spec, "max_batch"].iloc[0] == off.loc[spec, "max_batch"].iloc[0] < on.loc[spec, "max_batch"].iloc[0]
+    assert df.loc[~spec, "max_batch"].iloc[0] == on.loc[~spec, "max_batch"].iloc[0] > off.loc[~spec, "max_batch"].iloc[0]
+    assert (df.loc[spec, "serving_ttft_s"].to_numpy() > on.loc[spec, "serving_ttft_s"].to_numpy()).all()
+    with pytest.warns(UserWarning, match=r"under sglang-early the prefix is held once and not prefilled again \(prefix_cached "
+                                         r"true\), read by each sequence \(prefix_read_once false\), and while speculating "
+                                         r"held and read by each sequence and prefilled whole \(prefix_cached_speculating false\)"):
+        roofline.sweep({**base, "engine": "sglang-early"})

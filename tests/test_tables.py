@@ -1086,5 +1086,8 @@ def test_engines_show_and_scenarios_show_say_the_prefix_cache_and_a_request():
 
     assert "shared prefix's prefill   skipped: an arriving request prefills the rest" in engine_table(load_engine("vllm"))
     assert "shared prefix's prefill   recomputed: every prompt prefilled whole (prefix_cached: false)" in engine_table(load_engine("vllm-v0"))
+    assert ("(prefix_cached); but not while speculating, when its cache is off and each sequence holds the prefix "
+            "(prefix_cached_speculating: false)") in engine_table(load_engine("sglang-early"))
+    assert "prefix_cached_speculating" not in engine_table(load_engine("sglang"))
     sc = scenario_from_dict({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "prompt": 2000, "output_len": 300}, "s.yaml")
     assert "request         prompt 2,000 and output_len 300 tokens: the serving columns (mean context 2,150)" in scenario_table(sc)
