@@ -542,14 +542,14 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
 
 def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating, shared_prefix) -> dict:
     """The verify pass's step_metrics: under `verify_engine` where speculating (an engine that gives its host overlap
-    up while it speculates adds its host work: SGLang's spec V1 turns its overlap scheduler off), else under `engine`
-    (k = 0 is exactly the baseline)."""
+    up while it speculates adds its host work: SGLang's spec V1 turns its overlap scheduler off; one whose prefix cache
+    is off then reads a shared prefix a sequence: serving.speculating_engine), else under `engine` (k = 0 is exactly
+    the baseline); every figure of the one pass (qa352: its time a pass's, its bytes the other's)."""
     verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix)
     if verify_engine is engine:
         return verify
     serial = step_metrics(hw, target, b, q, s, dep, engine=verify_engine, shared_prefix=shared_prefix)
-    return {**verify, "step_time_s": np.where(speculating, serial["step_time_s"], verify["step_time_s"]),
-            "launch_bound": np.where(speculating, serial["launch_bound"], verify["launch_bound"])}
+    return {key: np.where(speculating, serial[key], value) for key, value in verify.items()}
 
 
 def speculative_metrics(

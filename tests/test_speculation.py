@@ -885,3 +885,22 @@ def test_an_acceptance_length_out_of_range_is_quoted_as_given():
     for tau, k, found in ((5.0000001, 4, "found 5.0000001"), (0.9999999, 2, "found 0.9999999"), (6.0, 4, "found 6")):
         with pytest.raises(RooflineError, match=re.escape(found) + "$"):
             alpha_from_acceptance_length("command line: --acceptance-length", tau, k)
+
+
+def test_a_verify_pass_under_its_speculating_engine_gives_that_passs_bytes_and_time_alike():
+    """qa352: an engine whose verify pass ran under another engine (prefix cache off while speculating, reading a shared
+    prefix a sequence) priced its time by that pass and its bytes and FLOPs by the plain engine's (20 GB an iteration
+    taking 38 ms on an H100: 0.53 TB/s on a memory-bound pass)."""
+    from roofline.serving import load_engine
+    from roofline.speculation import speculative_metrics
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    vllm = load_engine("vllm").for_hardware(hw)
+    mixed = dataclasses.replace(vllm, prefix_read_once=True, prefix_cached_speculating=False)
+    per_sequence = dataclasses.replace(vllm, prefix_read_once=False, prefix_cached=False)
+    kw = {"method": "ngram", "shared_prefix": 8000}
+    got, want = (speculative_metrics(hw, model, 64, 8192, 4, 0.7, engine=e, **kw) for e in (mixed, per_sequence))
+    for key in ("verify_time_s", "bytes_per_token", "flops_per_token", "iteration_time_s", "verify_compute_bound"):
+        assert np.allclose(got[key], want[key]), key
+    plain = speculative_metrics(hw, model, 64, 8192, 0, 0.7, engine=mixed, **kw)  # k = 0: the engine's own, read once
+    assert float(plain["bytes_per_token"]) < 0.6 * float(got["bytes_per_token"])
