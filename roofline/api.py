@@ -54,7 +54,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note, contexts_past, drafter_context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
-from roofline.scenario import check_draft_hardware, request_context
+from roofline.scenario import check_draft_hardware, far_from_request, request_context
 from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
@@ -1049,7 +1049,7 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     #   under every engine)
     serving(out, out["step_time_s"], out["step_time_s"], 1, eng, out["ttft_s"])
     mean = request_context(_CALLER.get(), prompt, output_len, sets_context=False)  # (measurements' rows are priced at it)
-    if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
+    if far_from_request(out["context"], mean):  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
                                f"and {output_len:,} output tokens decodes at {mean:,} on average (leave "
                                f"{'--context' if _CALLER.get() == 'command line' else 'context'} out to price it at "

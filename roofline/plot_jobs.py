@@ -53,8 +53,7 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "throughput_vs_batch": "two batch sizes and a point that fits in memory",
     "pareto": "two batch sizes and a point that fits in memory",
     "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",
-    "serving_vs_batch": "a request (the scenario's prompt and output_len: the serving_* columns), two batch sizes and a "
-                        "point that fits in memory",
+    "serving_vs_batch": "two batch sizes and a point that fits in memory (and a request's serving_* columns)",
 }
 REQUEST_PLOTS = ("serving_vs_batch",)  # drawn only for a scenario that gives a request: not missed where none does
 
@@ -477,6 +476,8 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
         "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else sorted(methods),
         "hardware": {h: h for h in df["hardware"].astype(str).unique()}, "model": {m: m for m in df["model"].astype(str).unique()},
         "tp": int(round(devices)) if np.isfinite(devices) else 1, "points": len(df),
+        "axes": {"batch": sorted(int(b) for b in df["batch"].unique())},
+        "serving_columns": "serving_time_per_output_token_s" in df,  # a request's table, its prompt unknown here
     }
 
 

@@ -74,6 +74,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_jobs,
     standard_plots,
 )
+from roofline.scenario import far_from_request
 from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
 from roofline.units import format_context, spoken_list
@@ -691,10 +692,13 @@ def footer(fig: Figure, meta: dict, gains: bool = True, steady: bool = True) -> 
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating and gains else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
-    if (speculating or meta.get("prompt")) and gains and steady:  # qa342: a chat workload's gains read at 2x where its serving
+    request = meta.get("prompt") or meta.get("serving_columns")  # a request's sweep (serving_columns: its table, no
+    # scenario.json beside it)
+    if (speculating or request) and gains and steady:  # qa342: a chat workload's gains read at 2x where its serving
         # TPOT gives 1.3x; qa347: a plain request sweep's speeds read at 3x a benchmark's concurrency, unsaid
+        figure = " and serving figure" if len(batches) >= 2 else ""  # drawn with two batches (qa351: named where not)
         caveat += ("\nsteady decoding: a serving benchmark's time per token adds arriving prompts' prefills "
-                   + ("(this sweep's serving_* columns and serving figure; cheapest --serving)" if meta.get("prompt") else
+                   + (f"(this sweep's serving_* columns{figure}; cheapest --serving)" if request else
                       "(predict --prompt P --output-len O, or a scenario's prompt and output_len)"))
     caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
     if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
@@ -821,7 +825,9 @@ def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float, plain_
     wide, beside = x1 - x0 >= 0.08, x1 - x0 < 0.04 and x0 - last >= 0.06
     text = f"does not fit in memory{chr(10) if wide else ' '}(batch > {limit:,.0f})"
     if plain_max > limit:
-        text = f"speculation does not fit{chr(10) if wide else ' '}(batch > {limit:,.0f}; plain decoding fits to {plain_max:,.0f})"
+        text = (f"speculation fits at no batch{chr(10) if wide else ' '}(plain decoding fits to {plain_max:,.0f})"
+                if limit < 1 else  # qa351: '(batch > 0; ...)'
+                f"speculation does not fit{chr(10) if wide else ' '}(batch > {limit:,.0f}; plain decoding fits to {plain_max:,.0f})")
     ax.text(x0 - 0.01 if beside else (x0 + x1) / 2, 0.5, text, transform=ax.transAxes, rotation=90, ha="right" if beside else "center",
             va="center", fontsize=7, color="0.35", multialignment="center")
     return True
@@ -1619,6 +1625,9 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     return fig
 
 
+SPEEDUP_ROW_GID = "roofline-serving-speedups"  # the serving figure's row of speedups at each panel's foot
+
+
 def _least_tpot_rows(fit: pd.DataFrame) -> pd.DataFrame:
     """Per (alpha, batch) of a panel's rows that fit and draft (k > 0), the row of the least serving time per output
     token: the k a serving benchmark's TPOT favours, which need not be the decode-best k (best_k), since each verify
@@ -1631,9 +1640,11 @@ def _least_tpot_rows(fit: pd.DataFrame) -> pd.DataFrame:
 def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """A serving benchmark's time per output token against the batch (its concurrency), for the scenario's request
     (`prompt`, `output_len`: the serving_* columns of grid.SERVING_COLUMNS, arriving prompts' prefills included), at
-    the points that fit: per alpha at the k of least serving TPOT (`_least_tpot_rows`; a tree's one depth), and without
-    speculation (baseline_serving_time_per_output_token_s); the top alpha's points labelled with their serving speedup
-    and k. Needs the serving columns, two batch sizes and a point that fits."""
+    the points that fit: per alpha at the k of least serving TPOT (`_least_tpot_rows`; a tree's one depth), ringed
+    where that k is below the decode-best k (best_k), and without speculation (baseline_serving_time_per_output_token_s);
+    the top alpha's line (the lowest) labelled at a few points, under each (above, where it loses), with its serving
+    speedup and k. A panel's context far from the request's mean context is said (its decode priced there). Needs the
+    serving columns, two batch sizes and a point that fits."""
     if ("serving_time_per_output_token_s" not in df or not _any_fit(df) or df["batch"].nunique() < 2):
         return None
     fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
@@ -1641,9 +1652,10 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     dots = df["batch"].nunique() <= 24
+    tree = bool(meta.get("tree_nodes"))
     depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
-    k_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if meta.get("tree_nodes") else "k of least TPOT"
-    labels = []
+    k_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if tree else "k of least TPOT"
+    ringed = False
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
         base = _baseline_rows(sub)
@@ -1651,31 +1663,55 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             _nothing_fits(ax)
             continue
         best = _least_tpot_rows(fit) if speculate else fit.iloc[:0]
-        for a in alphas if speculate else ():
+        for i, a in enumerate(alphas if speculate else ()):
             g = best[same_alpha(best["alpha"], a)]
-            ax.plot(g["batch"], g["serving_time_per_output_token_s"] * 1e3, "o-" if dots else "-", color=color[a], ms=3.5,
-                    lw=1.5, label=f"{_alpha_label(a, meta)}, {k_name}")
-            if a == alphas[-1]:  # the top alpha's points say what the benchmark would read: the speedup, at which k
-                labels += [(ax, r.batch, r.serving_time_per_output_token_s * 1e3,
-                            f"{speedup_text(r.serving_speedup)}x" + ("" if meta.get("tree_nodes") else f", k={r.k:g}"))
-                           for r in g.iloc[_some(len(g), 5)].itertuples()]
+            y = g["serving_time_per_output_token_s"] * 1e3
+            ax.plot(g["batch"], y, "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5, label=f"{_alpha_label(a, meta)}, {k_name}")
+            below = (g["best_k"] > 0) & (g["k"] < g["best_k"])  # serving's k below decode's (a tree has no best k: -1)
+            if below.any():
+                ringed = True
+                ax.plot(g.loc[below, "batch"], y[below], "o", ms=8, mfc="none", mec=color[a], mew=1.2, ls="", zorder=4)
+            if i == len(alphas) - 1:  # the top alpha's: its serving speedup and k at a few batches, in a row at the
+                # panel's foot under each batch (qa351: beside the points, labels read as another line's)
+                shown = g.iloc[_some(len(g), 5)]
+                ax.plot(shown["batch"], shown["serving_time_per_output_token_s"] * 1e3, "o", color=color[a], ms=5,
+                        mec="k", mew=0.6, ls="", zorder=5)
+                for r in shown.itertuples():
+                    ax.text(r.batch, 0.015, f"{speedup_text(r.serving_speedup)}x" + ("" if tree else f"\nk={r.k:g}"),
+                            transform=ax.get_xaxis_transform(), ha="center", va="bottom", fontsize=6.5, color="0.15",
+                            linespacing=1.0, gid=SPEEDUP_ROW_GID)
         ax.plot(base["batch"], base["baseline_serving_time_per_output_token_s"] * 1e3, "s--" if dots else "--", color="k",
                 ms=3.5, lw=1.8, label="no speculation")
         _log2_axis(ax, sub["batch"])
         _log_axis(ax, "y")
-        ax.margins(y=0.12)  # room for the speedup labels
         ax.set_xlabel("batch size B (concurrent requests)")
         ax.set_ylabel("serving time per output token (ms)\nlower is better")
         if (~sub["fits_in_memory"].astype(bool)).any():
             _shade_memory_limit(ax, *_memory_limits(sub, best if speculate else base, base))
+    if speculate:  # a strip at the foot for the row of speedups, below every line (the panels share their y axis)
+        low, high = panels[0][0].get_ylim()
+        panels[0][0].set_ylim(low / (high / low) ** 0.15, high)
+    if ringed:
+        keyed = max((ax for ax, _ in panels), key=lambda ax: len(ax.get_legend_handles_labels()[0]))
+        keyed.plot([], [], "o", ms=8, mfc="none", mec="0.3", mew=1.2, ls="", label="k below the decode-best k\n(a wider "
+                   "verify pass stalls\nlonger beside each prefill)")
     _shared_legend(fig, [ax for ax, _ in panels])
-    request = f"{int(meta['prompt']):,}-token prompts, {int(meta['output_len']):,} output tokens" if meta.get("prompt") else "the request"
+    if meta.get("prompt") and meta.get("output_len"):
+        prompt, output_len = int(meta["prompt"]), int(meta["output_len"])
+        request = f"{prompt:,}-token prompts, {output_len:,} output tokens"
+        mean = round(prompt + output_len / 2)  # scenario.request_context's
+        far = sorted({int(c) for c in df["context"].unique() if far_from_request(c, mean)})
+        far_note = (f"context {', '.join(format_context(c) for c in far)}: far from the request's mean context, {mean:,} "
+                    "(its decode priced there)" if far else "")
+    else:  # a table without its scenario.json (plot of a bare results file): the columns hold a request, unnamed
+        request, far_note = "its request, named in the sweep's scenario.json", ""
+    top = f"the {_alpha_label(alphas[-1], meta)}" if speculate and len(alphas) > 1 else "its line's"
     what = (f"Serving time per output token vs batch size ({request}; arriving prompts' prefills included)"
-            + (f"\nwith speculation ({k_name} per point; labels: serving speedup over no speculation) and without"
-               if speculate else ""))
+            + (f"\nwith speculation ({k_name} per point) and without; at each panel's foot, {top}"
+               f"{' line' if len(alphas) > 1 else ''} serving speedup" + ("" if tree else " and k")
+               + " at the batch above it (the points ringed black)" if speculate else ""))
     footer(fig, meta, steady=False)  # its times hold the prefills: not the steady-decoding caveat of the other figures
-    _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
-    place_labels(fig, labels)
+    _title(fig, what, meta, models, _join(note, far_note, alpha_note if speculate else ""))
     return fig
 
 

@@ -222,6 +222,15 @@ def _request(where: str, data: dict) -> tuple[int | None, int | None]:
     return given["prompt"], given["output_len"]
 
 
+FAR_CONTEXT_SHARE = 0.25  # a context further than this share of a request's mean context from it is said as far
+
+
+def far_from_request(context, mean_context):
+    """Whether a `context` (or each of an array) is far from a request's mean context: |c - mean| > FAR_CONTEXT_SHARE
+    x mean (where a sweep, predict and the serving figure say that its steps are priced there, not at the mean)."""
+    return np.abs(np.asarray(context, dtype=np.float64) - mean_context) > FAR_CONTEXT_SHARE * mean_context
+
+
 def request_context(where: str, prompt: int, output_len: int, sets_context: bool = True) -> int:
     """A request's mean context over its life, prompt + output_len / 2 (rounded): the context a benchmark's steps decode
     at on average, where a sweep of it (its context axis' default) and predict (its context's) price it. Where it
@@ -573,7 +582,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
     if mean_context is not None and "context" in raw_axes:  # qa204's note, as predict says it, once the scenario is valid
         contexts = np.asarray(axes["context"])
-        off = contexts[np.abs(contexts - mean_context) > 0.25 * mean_context][:5].astype(int).tolist()  # (qa346: a loop)
+        off = contexts[far_from_request(contexts, mean_context)][:5].astype(int).tolist()  # (qa346: a loop)
         if off:
             warn(f"{where}: axes.context: a request of {prompt:,} prompt and {output_len:,} output tokens decodes at "
                  f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"

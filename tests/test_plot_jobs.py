@@ -163,11 +163,19 @@ def test_a_request_sweep_draws_or_names_its_serving_figure_from_sweep_and_plot(r
     text = "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 512\noutput_len: 128\naxes:\n  k: [2, 3]\n"
     (tmp_path / "one.yaml").write_text(text + "  batch: [8]\n")
     code, out, err = roofline("sweep", tmp_path / "one.yaml", "--out", tmp_path / "one")
-    assert code == 0 and "serving_vs_batch (needs a request (the scenario's prompt and output_len: the serving_* " \
-        "columns), two batch sizes and a point that fits in memory)" in out.splitlines()[-1], out + err
+    said = "serving_vs_batch (needs two batch sizes and a point that fits in memory (and a request's serving_* columns))"
+    assert code == 0 and said in out.splitlines()[-1], out + err
+    code, out, err = roofline("plot", tmp_path / "one" / "results.parquet", "--out", tmp_path / "re-one")  # its header
+    assert code == 0 and said in out.splitlines()[-1], out + err
     (tmp_path / "two.yaml").write_text(text + "  batch: [1, 16]\n")
     code, out, err = roofline("sweep", tmp_path / "two.yaml", "--out", tmp_path / "two")
     assert code == 0 and f"{tmp_path / 'two' / 'serving_vs_batch.png'}" in out and "not drawn" not in out, out + err
+    import pandas as pd
+
+    from roofline.plot_jobs import _derived_meta
+
+    derived = _derived_meta(pd.read_csv(tmp_path / "two" / "results.csv"), tmp_path / "bare")  # no scenario.json: the
+    assert derived["serving_columns"] is True and derived["axes"] == {"batch": [1, 16]}  # columns still say a request
     for table in ("results.parquet", "results.csv"):
         code, out, err = roofline("plot", tmp_path / "two" / table, "--out", tmp_path / f"re-{table}")
         assert code == 0 and (tmp_path / f"re-{table}" / "serving_vs_batch.png").is_file() and "not drawn" not in out, out + err

@@ -1019,6 +1019,14 @@ def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_it
     plain = {**meta, "method": "none", "prompt": 1024, "output_len": 256}  # qa347: a plain request sweep said nothing
     assert footer_text(df[df["k"] == 0], plain, "throughput_vs_batch").endswith("(this sweep's serving_* columns and serving figure; cheapest --serving)")
     assert "steady decoding" not in footer_text(df[df["k"] == 0], {**plain, "prompt": None}, "throughput_vs_batch")
+    # qa351: the serving figure named where one batch draws none; a table without its scenario.json (serving_columns)
+    from matplotlib.figure import Figure
+
+    bare = Figure()
+    plots.footer(bare, {**meta, "prompt": 1024, "output_len": 256, "axes": {"batch": [8]}})
+    assert bare.texts[0].get_text().endswith("(this sweep's serving_* columns; cheapest --serving)"), bare.texts[0].get_text()
+    assert footer_text(df, {**meta, "serving_columns": True}).endswith("(this sweep's serving_* columns and serving figure; "
+                                                                       "cheapest --serving)")
     assert OPTIMISTIC not in footer_text(df[df["engine"] == "ideal"], {**meta, "engine": ["ideal"]})  # the bare roofline
     small = df[df["batch"] < 32]
     assert OPTIMISTIC not in footer_text(small, {**meta, "engine": ["vllm"], "axes": {"batch": [1, 8]}})
@@ -1469,13 +1477,20 @@ def test_a_step_time_figure_kept_to_one_engine_says_no_other_engine_s_host_work(
     assert "engine vllm only" in title and "sglang" not in title, title
 
 
-REQUEST = {**SMALL, "prompt": 1024, "output_len": 256, "axes": {"batch": [1, 8, 64, 512], "k": [1, 4, 5], "alpha": [0.6, 0.8]}}
+REQUEST = {**SMALL, "prompt": 1024, "output_len": 256, "axes": {"batch": [1, 8, 64, 512], "k": [0, 1, 4, 5], "alpha": [0.6, 0.8]}}
+
+
+def _speedup_row(ax) -> list[tuple[float, str]]:
+    """The serving figure's row of speedups at a panel's foot: (batch, text) each."""
+    return [(t.get_position()[0], t.get_text()) for t in ax.texts if t.get_gid() == plots.SPEEDUP_ROW_GID]
 
 
 @pytest.mark.slow
 def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot(tmp_path):
-    """The serving figure's lines are the table's serving TPOT: per alpha the least over k > 0 of the points that fit,
-    which is not the decode-best k everywhere; the dashed line plain decoding's; the labels its serving speedup and k."""
+    """The serving figure's lines are the table's serving TPOT: per alpha the least over k > 0 of the points that fit
+    (k = 0, plain decoding, never), which is not the decode-best k everywhere (ringed there); the dashed line plain
+    decoding's; the row at the panel's foot the top alpha's serving speedup and k at the batches its ringed points
+    mark (qa351: labels beside another line's points; the decode speedup or the decode-best k would survive)."""
     from roofline.grid import scenario_meta
 
     sc, configs, df, ops = _tables(REQUEST)
@@ -1490,21 +1505,53 @@ def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot
         line = lines[f"α = {alpha:g}, k of least TPOT"]
         assert list(line.get_xdata()) == list(least.index) and np.allclose(line.get_ydata(), least.to_numpy())
     top = fit[np.isclose(fit["alpha"], 0.8)]
-    picked = top.loc[top.groupby("batch")["serving_time_per_output_token_s"].idxmin()]
-    assert picked.set_index("batch").loc[64, ["k", "best_k"]].tolist() == [4, 5]  # a verify pass of 6 stalls more
+    picked = top.loc[top.groupby("batch")["serving_time_per_output_token_s"].idxmin()].set_index("batch")
+    assert picked.loc[64, ["k", "best_k"]].tolist() == [4, 5]  # a verify pass of 6 stalls more: ringed
+    assert picked.loc[64, "serving_speedup"] < 0.8 * picked.loc[64, "speedup"]
+    row = _speedup_row(ax)
+    assert row == [(b, f"{speedup_text(r['serving_speedup'])}x\nk={r['k']:g}") for b, r in picked.iterrows()], row
+    marked = [line for line in ax.get_lines() if line.get_marker() == "o" and line.get_linestyle() == "None"]
+    ringed = [line for line in marked if line.get_markerfacecolor() == "none" and len(line.get_xdata())]  # (not the key's)
+    shown = [line for line in marked if line.get_markeredgecolor() == "k"]
+    assert len(ringed) == 1 and list(ringed[0].get_xdata()) == [64]  # alpha 0.6's k agrees with its decode-best
+    assert "k below the decode-best k" in [line.get_label().split("\n")[0] for line in ax.get_lines()]
+    assert list(shown[0].get_xdata()) == list(picked.index)  # the points the row speaks of, on the top line
+    assert np.allclose(shown[0].get_ydata(), picked["serving_time_per_output_token_s"] * 1e3)
     plain = df[df["batch"] <= df["baseline_max_batch"]].drop_duplicates("batch").sort_values("batch")
     assert np.allclose(lines["no speculation"].get_ydata(), plain["baseline_serving_time_per_output_token_s"] * 1e3)
-    texts = [t.get_text() for t in ax.texts]
-    first = picked.sort_values("batch").iloc[0]
-    assert f"{speedup_text(first['serving_speedup'])}x, k={first['k']:g}" in texts, texts
     title = fig._suptitle.get_text().replace("\n", " ")
     assert "1,024-token prompts, 256 output tokens" in title and "prefills included" in title
+    assert "the α = 0.8 line serving speedup and k at the batch above it" in title and "far from" not in title
     footer = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
     assert "steady decoding" not in footer and "predicted by roofline's model" in footer  # its times are a benchmark's
-    # plain decoding alone: the dashed line only, and no speedup labels
+    # plain decoding alone: the dashed line only, and no row of speedups
     sc, configs, df, ops = _tables({**REQUEST, "method": "none", "axes": {"batch": [1, 8, 64]}})
     fig = _figure("serving_vs_batch", df, ops, {**META, **scenario_meta(sc, configs, len(df))})
-    assert [line.get_label() for line in fig.axes[0].get_lines()] == ["no speculation"] and not fig.axes[0].texts
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == ["no speculation"] and not _speedup_row(fig.axes[0])
+
+
+@pytest.mark.slow
+def test_the_serving_figure_of_per_position_rates_a_memory_limit_and_a_far_context():
+    """qa351: per-position rates (alpha NaN) had no row of speedups (nan == nan is false); plain decoding is drawn as
+    far as it fits, past speculation's limit, the band saying both; a context far from the request's mean is said."""
+    from roofline.grid import scenario_meta
+
+    spec = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.2-1b",
+            "acceptance": [0.8, 0.7, 0.6], "prompt": 2000, "output_len": 300,
+            "axes": {"batch": [1, 2, 4, 8], "k": [2, 3], "context": [2150, 8192]}}
+    sc, configs, df, ops = _tables(spec)
+    meta = {**META, **scenario_meta(sc, configs, len(df))}
+    fig = _figure("serving_vs_batch", df, ops, meta)
+    first = df[df["context"] == 2150]
+    assert int(first["max_batch"].max()) < 4 <= int(first["baseline_max_batch"].max())  # the case asked for
+    ax = fig.axes[0]
+    base = next(line for line in ax.get_lines() if line.get_label() == "no speculation")
+    assert list(base.get_xdata()) == [b for b in (1, 2, 4, 8) if b <= int(first["baseline_max_batch"].max())]
+    assert [b for b, _ in _speedup_row(ax)] and all(text.endswith(("k=2", "k=3")) for _, text in _speedup_row(ax))
+    assert any("speculation does not fit" in t.get_text() and "plain decoding fits to" in t.get_text() for t in ax.texts)
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "context 8k: far from the request's mean context, 2,150 (its decode priced there)" in title, title
+    assert "its line's serving speedup and k" in title
 
 
 def test_the_serving_figure_is_missed_only_where_a_table_gives_a_request(tmp_path):
@@ -1515,5 +1562,6 @@ def test_the_serving_figure_is_missed_only_where_a_table_gives_a_request(tmp_pat
     drawn = [tmp_path / f"{n}.png" for n in DECODE_PLOTS]
     assert not_drawn(drawn) == "" and not_drawn(drawn, request=False) == ""
     said = not_drawn(drawn, request=True)
-    assert said.startswith("not drawn: serving_vs_batch (needs a request") and "two batch sizes" in said
+    assert said == ("not drawn: serving_vs_batch (needs two batch sizes and a point that fits in memory (and a request's "
+                    "serving_* columns))")
     assert not_drawn([*drawn, tmp_path / "serving_vs_batch.png"], request=True) == ""
