@@ -1009,24 +1009,44 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     `verify_tokens` each a pass (1 plain; k + 1 or a tree's nodes + 1 speculating):
 
         t_stall = t_prefill(P, c)                                           (a step of prefills apart: mixed_prefill false)
-                = min(t_pass(B q + P - c) - t_pass(B q) + t_prefill(P, c) - t_prefill(P - c, 0), t_prefill(P, c))
-                                                                            (its tokens in the decode's pass: mixed_prefill)
+                = min(max(t_pass(B q + P - c) - t_pass(B q) - t_cross + t_prefill(P, c) - t_prefill(P - c, 0), 0),
+                      t_prefill(P, c))                                      (its tokens in the decode's pass: mixed_prefill)
+        t_cross = a(B q + P - c) - a(B q) - a_prefill(P - c)
 
-    t_pass(n): a prefill-shaped pass of n tokens with B logits; t_prefill(P, c): the request's own pass (ttft_s), c the
+    t_pass(n): a prefill-shaped pass of n tokens with B logits, one sequence; a(n) the time of its attention operators
+    (attention, a lightning indexer; their kernel latencies aside), a_prefill(n) of the request's own prefill pass of
+    n tokens: t_cross is the new tokens' attention to the B q decoding tokens' keys and theirs to the new ones, which
+    one sequence of B q + P - c tokens prices and a mixed pass does not run (each sequence attends to its own cache; qa352:
+    3x the prompt's own attention at B q = 2,048 beside P = 2,000). t_prefill(P, c): the request's own pass (ttft_s), c the
     prompt's tokens the engine holds cached (cached_prefix_tokens of `shared_prefix`): the new tokens' attention to
     those c is t_prefill(P, c) - t_prefill(P - c, 0), added (qa349: left out, a loaded TTFT came below a lone one's). A serving benchmark's time per
     output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests' prefills once over
     a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
     engine = engine or IDEAL
+    dep = dep or deployment(model)
     own = ttft_s(hw, model, prompt_len, dep, engine, shared_prefix)
     if not engine.mixed_prefill:
         return own
     new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
     to_cached = own - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
-    passes = [step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)["step_time_s"]
-              for tokens in (decoding + new, decoding)]
-    return np.clip(passes[0] - passes[1] + to_cached, 0.0, own)
+    with_new, without, alone = (step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=logits, prefill=True,
+                                             with_operators=True)
+                                for tokens, logits in ((decoding + new, running), (decoding, running), (new, 1)))
+    cross_s = _attention_s(with_new, model, dep) - _attention_s(without, model, dep) - _attention_s(alone, model, dep)
+    return np.clip(with_new["step_time_s"] - without["step_time_s"] - cross_s + to_cached, 0.0, own)
+
+
+ATTENTION_OPERATORS = ("attention", "indexer")  # the operators whose work grows with the pairs of tokens a pass attends
+
+
+def _attention_s(metrics: dict, model: ModelSpec, dep: Deployment):
+    """a(n) of arrival_stall_s: the attention operators' time in a pass's step, their kernel latencies aside (a pass
+    of any width launches them alike); at pp > 1 the busiest stage's operators (step_metrics' `operators`) scaled to
+    the round trip's layers, every stage's."""
+    ops = metrics["operators"]
+    time_s = sum(ops[name]["time_s"] - ops[name]["kernel_latency_s"] for name in ATTENTION_OPERATORS if name in ops)
+    return time_s * (model.layers / dep.stage_layers(model)[0]) if dep.pp > 1 else time_s
 
 
 def serving_terms(t_token_s, t_pass_s, t_stall_s, prefill_s, batch, output_len, cost_usd_per_million_tokens=None) -> dict:

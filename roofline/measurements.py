@@ -52,11 +52,11 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                         compute and activations add beyond them
                                                                         (under the smooth roofline less than their
                                                                         compute alone while the pass streams weights
-                                                                        anyway); at most t_prefill(1, P), since one
-                                                                        sequence of T tokens also has the prompt attend
-                                                                        to the decoding tokens, which no batch does
-                                                                        (a wide verify pass beside a long prompt made
-                                                                        it more, qa103). All B_r q_v tokens count in
+                                                                        anyway), less the attention between the
+                                                                        prompt's and the decoding tokens, which one
+                                                                        sequence of T tokens prices and no batch runs
+                                                                        (engine.arrival_stall_s' t_cross, qa352); at
+                                                                        most t_prefill(1, P) (qa103). All B_r q_v tokens count in
                                                                         one attention group: rows with dp_attention
                                                                         > 1 over-count the group's by that factor
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:

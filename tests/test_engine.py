@@ -724,3 +724,26 @@ def test_serving_terms_are_a_benchmarks_figures_term_by_term():
     assert t["tokens_per_s"] == pytest.approx(4 / (0.010 + 4 * 0.050 / 100))
     assert t["cost_usd_per_million_tokens"] == pytest.approx(2.0 * (0.010 + 4 * 0.050 / 100) / 0.010)
     assert "cost_usd_per_million_tokens" not in serving_terms(0.010, 0.012, 0.050, 0.040, 4, 100)
+
+
+def test_a_mixed_prefill_stall_prices_the_prompts_own_attention_not_one_to_the_decoding_tokens():
+    """qa352: t_pass(B q + P) - t_pass(B q) priced one sequence of B q + P tokens, the prompt attending to every
+    decoding token's key: on DeepSeek-V3 with attention DP 8 the stall grew 67.6 -> 95.5 ms from B q = 64 to 2,048, the
+    cross attention 3x the prompt's own, and MTP's serving speedup at batch 512 came out 1.03x. The stall's attention
+    is now the prompt's own: it grows with B q only by the wider pass's GEMMs (within 5% here)."""
+    from roofline.engine import ATTENTION_OPERATORS, _attention_s, arrival_stall_s, step_metrics
+    from roofline.layout import deployment
+    from roofline.serving import load_engine
+
+    hw, model = load_hardware("h200"), load_model("deepseek-v3")
+    dep, vllm = deployment(model, tp=1, dp_attention=8, ep=8), load_engine("vllm").for_hardware(load_hardware("h200"))
+    stalls = [float(arrival_stall_s(hw, model, 2000, b, dep, vllm, q)) for b, q in ((64, 1), (512, 1), (512, 4))]
+    assert stalls[0] < stalls[1] < stalls[2] < 1.05 * stalls[0], stalls
+    # the term taken out: the attention pairs between the 2,000 new tokens and the 2,048 decoding ones, by hand
+    one = {n: step_metrics(hw, model, 1, t, 0, dep, engine=vllm, logit_tokens=lt, prefill=True, with_operators=True)
+           for n, t, lt in (("with", 2048 + 2000, 512), ("without", 2048, 512), ("alone", 2000, 1))}
+    naive = float(one["with"]["step_time_s"] - one["without"]["step_time_s"])
+    cross = float(_attention_s(one["with"], model, dep) - _attention_s(one["without"], model, dep)
+                  - _attention_s(one["alone"], model, dep))
+    assert stalls[2] == pytest.approx(naive - cross) and cross > 0.25 * stalls[2]
+    assert "attention" in ATTENTION_OPERATORS and set(ATTENTION_OPERATORS) <= set(one["with"]["operators"])
