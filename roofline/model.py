@@ -18,7 +18,10 @@ Read from a model profile (docs/PROFILES.md). Parameter counts are computed from
 KV cache elements per cached token per layer: gqa 2*kv_heads*hd (K and V), shared_kv kv_heads*hd,
 mla kv_lora + rope (one latent, replicated on every tensor-parallel rank). Sliding-window layers
 store min(S, window) tokens; compressed layers store ceil(S/ratio) + min(S, window).
-Biases, attention sinks and quantisation scales of the checkpoint are ignored (< 0.1% of bytes).
+Biases, attention sinks and fp8's and int8's per-block or per-channel scales are ignored (< 0.1% of bytes); the group
+scales of the 4-bit formats are counted in their bytes an element (BYTES_PER_ELEMENT: int4's 16-bit scale a group of
+128, fp4's 8-bit one a group of 32, nvfp4's a group of 16: 3.0%, 5.9% and 11.1% of their bytes), as are a KV entry's
+where a profile gives its bytes (kv_entry_bytes).
 """
 
 from __future__ import annotations

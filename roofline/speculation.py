@@ -259,17 +259,19 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
     """The drafter's own prefill of `prompt` tokens (its KV cache; of those past a cached `shared_prefix`, as the
     target's: engine.cached_prefix_tokens), engine.ttft_s of drafter_spec's model at
     drafter_deployment: on `draft_hw` with that device's engine values (ServingEngine.for_other_hardware) where the
-    drafter runs elsewhere, else on `hw` with `engine`; None for a method without a drafter model (none, ngram) or
-    without a prefill of its own (medusa)."""
+    drafter runs elsewhere, else on `hw` with `engine`, without the engine's host work (it runs in the target's
+    scheduler step, as the draft passes do); None for a method without a drafter model (none, ngram) or without a
+    prefill of its own (medusa)."""
     from roofline.engine import ttft_s
 
     drafter = drafter_spec(method, target, draft, draft_vocab)
     if drafter is None or drafter.medusa_head:  # Medusa's heads run on the last hidden state: no prefill of their own
         return None
     d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
-    if draft_hw is None:
-        return ttft_s(hw, drafter, prompt, d_dep, engine, shared_prefix)
-    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw), shared_prefix)
+    on = engine if draft_hw is None else engine.for_other_hardware(draft_hw)
+    # in the target's scheduler step, as a draft pass: the engine's host work is the target's prefill's (qa352: twice)
+    no_host = dataclasses.replace(on, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    return ttft_s(hw if draft_hw is None else draft_hw, drafter, prompt, d_dep, no_host, shared_prefix)
 
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,

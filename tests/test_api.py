@@ -1350,6 +1350,27 @@ def test_a_drafter_prefills_only_the_prompt_past_a_cached_shared_prefix_too():
         assert 0 < rest < 0.6 * whole, options
 
 
+def test_a_drafters_prefill_pays_no_host_work_of_its_own():
+    """qa352: the drafter's prefill ran in the target's scheduler step but was priced with the engine's host work a
+    second time (61 us on llama-3.1-8b under vllm); a copy of the engine without host work prices it alike."""
+    from roofline.engine import ttft_s
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+    from roofline.speculation import drafter_spec, drafter_ttft_s
+
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    vllm = load_engine("vllm").for_hardware(hw)
+    assert vllm.host_per_sequence_s > 0
+    dep = deployment(target)
+    got = float(drafter_ttft_s("draft", target, load_model("llama-3.2-1b"), None, hw, None, dep, vllm, 2000))
+    bare = dataclasses.replace(vllm, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    assert got == pytest.approx(float(ttft_s(hw, drafter_spec("draft", target, load_model("llama-3.2-1b")), 2000,
+                                             deployment(load_model("llama-3.2-1b")), bare)))
+    assert got < float(ttft_s(hw, load_model("llama-3.2-1b"), 2000, deployment(load_model("llama-3.2-1b")), vllm))
+
+
 def test_predict_prices_speculation_uncached_where_the_engine_turns_its_prefix_cache_off_then():
     """sglang-early (prefix_cached_speculating false): predict's speculative figures (its memory, time to first token and
     serving time) are a copy's that caches no prefix, its plain ones a copy's that caches it while speculating too, and
