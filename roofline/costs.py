@@ -48,8 +48,10 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * (2 h + 3 f_e / (D / ep)) * a   (a pair's
                 hidden state in and out, its gate/up output and down input, f_e = expert_ffn_size)
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
-    at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own):
-        flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2, 1)) / tp
+    at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own;
+    mean_g(S, q) = model.mean_entries_read(g, S, q), read_g(., 1) averaged over the q queries' positions S + 1 ... S + q,
+    each window or pick cap's kink split out, read_g(S + (q + 1) / 2, 1) where none falls among them):
+        flops = attention_flops(heads, d_qk, d_v, T_a, mean_g(S, q)) / tp
         bytes = (B_a * read_g(S + q, q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
                 + T_a * heads / tp * (d_qk + d_v) * a              (the rank's query heads in, their outputs out)
         shared_g = read_g(S + q, q) - read_g(S + q - P, q) entries of a prefix of P tokens that every
@@ -484,14 +486,14 @@ def operator_costs(
     o_in = (model.attention_output_width + 2.0 * model.o_groups * model.o_lora_rank) / tp  # o_lora_rank 0: no intermediate
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, o_in, h, count=n_layers)
 
-    # attention: per layer group, KV entries read per query at the mean causal position
+    # attention: per layer group, KV entries read per query averaged over the queries' causal positions
     d_qk, d_v = model.attention_dims_per_query_head(prefill)
     kv_elems = model.kv_elements_per_token_per_layer_per_device(tp)
     prefix = np.minimum(np.asarray(shared_prefix, dtype=np.float64), s)
     attn_flops, attn_bytes, write_bytes, index_flops, index_bytes = (zero.copy() for _ in range(5))
     for g, layers in zip(model.groups, dep.stage_group_layers(model)):  # each group's layers on the stage
         mean_len = s + (q + 1.0) / 2.0
-        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.entries_read(g, mean_len)) / tp
+        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.mean_entries_read(g, s, q)) / tp
         read = model.entries_read(g, s + q, q)
         shared = read - model.entries_read(g, s + q - prefix, q) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c

@@ -384,6 +384,26 @@ class ModelSpec:
         stored = self.stored_tokens(group, s)
         return np.minimum(stored, picked) if group.read_tokens else stored
 
+    def mean_entries_read(self, group: AttentionGroup, context_len, queries):
+        """read_g(S, q) of costs.operator_costs' attention FLOPs: the mean over the q query tokens of one sequence, at
+        positions S + 1 ... S + q (S = `context_len`, the tokens before them), of the entries one layer of `group`
+        reads for each (entries_read at its position, one query). Each capped piece, min(u / r, C) (a window, a sparse
+        pick of read_tokens, a compressed layer's picks), is averaged over u uniform in [S + 1/2, S + q + 1/2], its kink
+        split out (_mean_capped), not taken at the mean position: min(mean, W) exceeds the mean of min(u, W) where
+        the queries straddle the window (qa352: a sliding layer's prefill FLOPs 14-23% high at P = 2W). At q = 1,
+        entries_read at S + 1 itself."""
+        s = np.asarray(context_len, dtype=np.float64)
+        q = np.asarray(queries, dtype=np.float64)
+        a, b = s + 0.5, s + q + 0.5
+        if group.kind == "compressed":
+            picks = (_mean_capped(a, b, group.read_tokens, 1.0 / group.ratio) if group.read_tokens
+                     else np.ceil((s + (q + 1.0) / 2.0) / group.ratio))  # linear: at the mean position
+            spread = picks + _mean_capped(a, b, group.window)
+        else:
+            cap = min(group.window if group.kind == "sliding" else np.inf, group.read_tokens or np.inf)
+            spread = _mean_capped(a, b, cap) if np.isfinite(cap) else (a + b) / 2.0  # uncapped: the mean position
+        return np.where(q <= 1.0, self.entries_read(group, s + 1.0), spread)
+
     def indexed_entries(self, group: AttentionGroup, context_len):
         """Entries one layer's lightning indexer holds an index key for, and every query scores, at `context_len`:
         the compressed entries of a compressed group (the recent window is read whole), every stored token of
@@ -899,6 +919,14 @@ def context_note(model: ModelSpec, contexts, what: str = "context") -> str:
     return (f"{which} past {model.name}'s {model.max_context_tokens:,} trained positions (max_context_tokens): "
             "vLLM and SGLang refuse a longer sequence unless told to (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, "
             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; RoPE scaling where the model supports it); priced as asked")
+
+
+def _mean_capped(a, b, cap: float, slope: float = 1.0):
+    """The mean of min(slope u, cap) over u uniform in [a, b] (b > a), its kink at u = cap / slope split out:
+    (slope (min(b, k)^2 - min(a, k)^2) / 2 + cap max(b - max(a, k), 0)) / (b - a), k = cap / slope."""
+    knee = cap / slope
+    low, high = np.minimum(a, knee), np.minimum(b, knee)
+    return (slope * (high**2 - low**2) / 2.0 + cap * np.maximum(b - np.maximum(a, knee), 0.0)) / (b - a)
 
 
 def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:

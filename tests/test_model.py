@@ -428,3 +428,20 @@ def test_a_layer_order_of_whole_floats_reads_as_the_indices_json_schema_takes():
     data = read_yaml_file(builtin_dir("model") / "gpt-oss-120b.yaml")
     data["attention"] = {**data["attention"], "layer_groups": [1.0, 0.0] * 18}
     assert model_from_dict(data, "g.yaml").layer_groups == (1, 0) * 18
+
+
+@pytest.mark.parametrize("name, prompt", [("gpt-oss-120b", 256), ("deepseek-v4-flash", 4096), ("llama-4-scout", 16384)])
+def test_a_prefills_attention_reads_are_the_mean_over_its_queries_not_at_their_mean_position(name, prompt):
+    """qa352: a sliding or sparse layer's entries a query reads, taken at the queries' mean position, overstated a prefill
+    straddling the window: min(mean, W) > mean of min(p, W) (gpt-oss at 256 tokens 128 against 96.25 a sliding layer;
+    DeepSeek-V4's compressed sparse layers 640 against 510 at 4,096). By hand: every position's, averaged; a decode
+    step and a verify pass past the window as before."""
+    model = load_model(name)
+    for g in model.groups:
+        brute = np.mean([float(model.entries_read(g, p)) for p in range(1, prompt + 1)])
+        assert float(model.mean_entries_read(g, 0, prompt)) == pytest.approx(brute, rel=5e-3), (name, g.kind)  # (ceil)
+        assert float(model.mean_entries_read(g, 20_000, 1)) == float(model.entries_read(g, 20_001))  # decode: exact
+        assert float(model.mean_entries_read(g, 20_000, 4)) == pytest.approx(float(model.entries_read(g, 20_002.5)))
+    capped = [g for g in model.groups if g.kind != "full" or g.read_tokens]
+    assert any(float(model.mean_entries_read(g, 0, prompt)) < 0.9 * float(model.entries_read(g, (prompt + 1) / 2))
+               for g in capped)
