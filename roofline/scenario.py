@@ -43,7 +43,17 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, unknown_key_error, warn, with_line
+from roofline.errors import (
+    MISSING,
+    RooflineError,
+    UnknownName,
+    closest_names,
+    field_error,
+    field_line,
+    unknown_key_error,
+    warn,
+    with_line,
+)
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, normalize_dtype, read_yaml
@@ -210,14 +220,19 @@ def _request(where: str, data: dict) -> tuple[int | None, int | None]:
     given = {key: data.get(key) for key in ("prompt", "output_len")}
     if (given["prompt"] is None) != (given["output_len"] is None):
         missing = "output_len" if given["output_len"] is None else "prompt"
-        raise field_error(where, missing, f"a number of tokens beside {'prompt' if missing == 'output_len' else 'output_len'} "
-                          "(a request's prompt and output tokens go together: the serving columns need both)", MISSING)
+        present = "prompt" if missing == "output_len" else "output_len"
+        line = field_line(where, present)  # the line of the one given (qa354: said with no line)
+        raise RooflineError(f"{where}: {f'line {line}: ' if line else ''}{missing}: expected a number of tokens beside "
+                            f"{present} (a request's prompt and output tokens go together: the serving columns need both), "
+                            "found nothing")
     for key, value in given.items():
         value = _number(value)  # a quoted "2000" or YAML 1.1's 2e3 (text) as the number, as the axes read them (qa347)
         if isinstance(value, float) and value.is_integer():
             given[key] = value = int(value)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CONTEXT_MAX):
-            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}", data.get(key))
+            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}" + (
+                " (one request a scenario: a scenario for each prompt length)"
+                if isinstance(value, list) else ""), data.get(key))  # (qa354: a list of prompts, refused unexplained)
         given[key] = value
     return given["prompt"], given["output_len"]
 
@@ -513,6 +528,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if points > max_points():
         raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
                           f"{points:,} points")
+    if prompt is not None and max(configs["shared_prefix"]) > prompt:  # as predict (qa349: a sweep did not say it;
+        # qa354: warned, its serving columns described no request)
+        raise field_error(where, "shared_prefix", f"at most the prompt's {prompt:,} tokens: a prefix every sequence "
+                          "shares is part of each prompt (give prompt as the whole prompt, the prefix included)",
+                          max(configs["shared_prefix"]))
     if max(configs["shared_prefix"]) > axes["context"].min():
         raise field_error(where, "shared_prefix", f"at most the smallest context of the sweep ({int(axes['context'].min()):,} "
                           f"tokens: a shared prefix is part of each sequence's context)", max(configs["shared_prefix"]))
@@ -588,10 +608,6 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                  f"{mean_context:,} on average, and the serving columns at context {', '.join(f'{c:,}' for c in off[:4])}"
                  f"{' ...' if len(off) > 4 else ''} price its steps there (leave axes.context out to sweep at {mean_context:,}, "
                  "a benchmark's mean context)")
-    if prompt is not None and max(configs["shared_prefix"]) > prompt:  # predict says it too (qa349: a sweep did not)
-        warn(f"{where}: shared_prefix: a shared prefix of {max(configs['shared_prefix']):,} tokens is longer than the "
-             f"prompt ({prompt:,}): a prefix every sequence shares is part of each prompt, so the serving columns prefill "
-             "fewer tokens than the prefix alone")
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
         warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
              "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")

@@ -20,8 +20,10 @@ def predict_table(point: dict) -> str:
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)}"
         + (f"; {p['scale_up_domains']} scale-up domains, linked by the scale-out link" if p.get("scale_up_domains", 1) > 1 else "")
         + f")  engine {p['engine']}  batch {p['batch']}  "
-        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} (read "
-        + ("once a step)" if p.get("shared_prefix_read_once") else "by each sequence)") if p.get("shared_prefix") else ""),
+        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} ("
+        # held once where the engine caches prefixes (qa354: vllm-v0's said as the others')
+        + ("" if (p.get("engine_values") or {}).get("prefix_cached", True) else "held by each sequence, ")
+        + ("read once a step)" if p.get("shared_prefix_read_once") else "read by each sequence)") if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("
         + ("host-bound, the device's work " if _host_sets_step(p) else
@@ -215,7 +217,11 @@ def predict_table(point: dict) -> str:
                   + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
-               + f" {_fit_with(spec)}{_caps_text(spec)})"]
+               + f" {_fit_with(spec)}{_caps_text(spec)}"
+               # qa354: a halved batch blamed on the drafter, where the prefix held a sequence took the memory
+               + (f", and the shared prefix held by each sequence while speculating: {format_si(spec['memory_needed_bytes'], 'B')}"
+                  " per device" if p.get("shared_prefix") and (p.get("engine_values") or {}).get("prefix_cached")
+                  and not (p.get("engine_values") or {}).get("prefix_cached_speculating", True) else "") + ")"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]
@@ -654,7 +660,9 @@ def _serving_text(part: dict, p: dict) -> str:
     # a cached shared prefix is not prefilled (qa349: '4,000 tokens' of 1,000); the part's own where it differs (spec's,
     # under an engine whose cache is off while it speculates)
     cached = part.get("prompt_cached_tokens", p.get("prompt_cached_tokens")) or 0
-    tokens = f"{p['prompt'] - cached:,} tokens (the {cached:,} of the shared prefix cached)" if cached else f"{p['prompt']:,} tokens"
+    new = p["prompt"] - cached
+    tokens = (f"{new:,} token{'' if new == 1 else 's'} (the {cached:,} of the shared prefix cached)" if cached
+              else f"{p['prompt']:,} tokens")  # (qa354: '1 tokens')
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
             f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
             f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)

@@ -1086,18 +1086,27 @@ def test_a_gpu_engine_on_a_cpu_apple_or_tpu_gets_no_caveat_on_its_gpu_evidence_b
 
 
 @pytest.mark.slow
-def test_a_shared_prefix_longer_than_the_prompt_is_warned():
-    """qa288: `--shared-prefix 1000 --context 1024 --prompt 10` gave a 10-token prefill's TTFT unsaid."""
+def test_a_shared_prefix_longer_than_the_prompt_is_refused():
+    """qa288: `--shared-prefix 1000 --context 1024 --prompt 10` gave a 10-token prefill's TTFT unsaid; warned since,
+    and qa354's numbers described no request: refused, before the context's bound (which named the wrong fault)."""
     import warnings
 
     from roofline.errors import RooflineWarning
 
-    with warnings.catch_warnings():  # in the result's warnings, as predict's others (qa295: a Python warning alone,
-        warnings.simplefilter("error", RooflineWarning)  # so --json's list lacked it)
-        said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)["warnings"]
-        assert any(w.startswith("the shared prefix (1,000 tokens) is longer than the prompt (10)") for w in said)
+    with pytest.raises(RooflineError, match=r"^predict: shared_prefix: expected an integer in 0\.\.10 \(the prompt's 10 "
+                                            r"tokens: a prefix every sequence shares is part of each prompt \(give prompt "
+                                            r"as the whole prompt, the prefix included\)\), found 1000$"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)
+    with pytest.raises(RooflineError, match="the prompt's 1,000 tokens"):  # past the mean context (1,100) too
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, shared_prefix=4096, prompt=1000, output_len=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
         said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)["warnings"]
-        assert not any("longer than the prompt" in w for w in said)
+        assert not any("prompt" in w and "prefix" in w for w in said)
+    # vllm-v0 caches none: said (qa354: silent, its max batch halved beside vllm's)
+    said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024, engine="vllm-v0")["warnings"]
+    assert ("vllm-v0 caches no prefix (prefix_cached false): the shared prefix of 1,000 tokens is held by each sequence "
+            "(the memory and max batch here) and prefilled with every prompt") in said
     # the break-even past the engine's cap on sequences, said in the result as the table says it (qa295)
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 256, method="eagle")
     assert p["spec"]["break_even_batch"] > p["sequence_cap"]
@@ -1398,3 +1407,10 @@ def test_predict_prices_speculation_uncached_where_the_engine_turns_its_prefix_c
                     "each sequence (the memory, time to first token and serving figures of `spec`), without it held once "
                     "and not prefilled again"]
     assert not [w for w in on["warnings"] if "turns its prefix cache off" in w]
+    from roofline.tables import predict_table
+
+    # the speculative memory line says what halved its batch (qa354: blamed on the drafter alone)
+    assert ("with the drafter, and the shared prefix held by each sequence while speculating: "
+            f"{got['spec']['memory_needed_bytes'] / 1e9:.1f} GB per device)") in predict_table(got)
+    assert "held by each sequence while speculating" not in predict_table(on)
+    assert "TTFT with drafter" in predict_table(got) and "the prompt prefilled whole while speculating" in predict_table(got)

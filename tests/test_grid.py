@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import numpy as np
@@ -986,11 +987,18 @@ def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():
         scenario_from_dict({**_serving_scenario(), "prompt": "2k"}, "s.yaml")
 
 
-def test_a_shared_prefix_longer_than_the_request_s_prompt_is_said():
-    """qa349: predict warned of it, a sweep priced a 1-token prefill in silence."""
-    with pytest.warns(UserWarning, match=r"shared_prefix: a shared prefix of 4,100 tokens is longer than the prompt \(4,000\)"):
+def test_a_shared_prefix_longer_than_the_request_s_prompt_is_refused():
+    """qa349: predict warned of it, a sweep priced a 1-token prefill in silence; qa354: warned, the serving columns
+    described no request (a prefix every sequence shares is part of each prompt). Said before the context's bound."""
+    with pytest.raises(RooflineError, match=r"^s\.yaml: shared_prefix: expected at most the prompt's 4,000 tokens: a prefix "
+                                            r"every sequence shares is part of each prompt \(give prompt as the whole "
+                                            r"prompt, the prefix included\), found 4100$"):
         scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": [0, 4100],
                             "axes": {"batch": [1], "context": [4200]}}, "s.yaml")
+    with pytest.raises(RooflineError, match="at most the prompt's 1,000 tokens"):  # past the mean context too
+        scenario_from_dict({**_serving_scenario(), "prompt": 1000, "output_len": 500, "shared_prefix": 2000}, "s.yaml")
+    sc = scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": 4000}, "s.yaml")
+    assert max(sc.shared_prefix) == 4000  # the whole prompt shared: taken
 
 
 def test_a_sweep_of_a_shared_prefix_says_how_each_engine_holds_prefills_and_reads_it():
@@ -1056,3 +1064,18 @@ def test_an_engine_whose_prefix_cache_is_off_while_speculating_prices_its_specul
                                          r"true\), read by each sequence \(prefix_read_once false\), and while speculating "
                                          r"held and read by each sequence and prefilled whole \(prefix_cached_speculating false\)"):
         roofline.sweep({**base, "engine": "sglang-early"})
+
+
+def test_a_request_half_given_or_a_list_of_prompts_is_said_on_its_line(tmp_path):
+    """qa354: `output_len` alone said 'prompt: expected ...' with no line; `prompt: [1000, 2000]` said nothing of why."""
+    from roofline.scenario import load_scenario
+
+    path = tmp_path / "b.yaml"
+    path.write_text("name: b\nhardware: h100-sxm\nmodel: llama-3.1-8b\noutput_len: 200\n")
+    with pytest.raises(RooflineError, match=rf"^{re.escape(str(path))}: line 4: prompt: expected a number of tokens beside "
+                                            r"output_len \(a request's prompt and output tokens go together"):
+        load_scenario(str(path))
+    path.write_text("name: b\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprompt: [1000, 2000]\noutput_len: 200\n")
+    with pytest.raises(RooflineError, match=r"line 4: prompt: expected a number of tokens in 1\.\.1,000,000,000 \(one request "
+                                            r"a scenario: a scenario for each prompt length\), found \[1000, 2000\]$"):
+        load_scenario(str(path))

@@ -1502,7 +1502,7 @@ def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot
     fit = df[df["fits_in_memory"] & (df["k"] > 0)]
     for alpha in (0.6, 0.8):
         least = fit[np.isclose(fit["alpha"], alpha)].groupby("batch")["serving_time_per_output_token_s"].min() * 1e3
-        line = lines[f"α = {alpha:g}, k of least TPOT"]
+        line = lines[f"α = {alpha:g}, k ≥ 1 of least TPOT"]
         assert list(line.get_xdata()) == list(least.index) and np.allclose(line.get_ydata(), least.to_numpy())
     top = fit[np.isclose(fit["alpha"], 0.8)]
     picked = top.loc[top.groupby("batch")["serving_time_per_output_token_s"].idxmin()].set_index("batch")
