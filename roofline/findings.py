@@ -1666,9 +1666,9 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else f"{at_best}it pays at every point that fits.")
+            + _serving_text(top, meta, largest=held.loc[held["batch"].idxmax()])  # the headline's point, named there
             + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,
                         engine, said=bool(caveat))
-            + _serving_text(top, meta)
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
             + _each_method_text(points, top, varying)
@@ -1679,10 +1679,12 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 
-def _serving_text(row: pd.Series, meta: dict, plain: bool = False) -> str:
+def _serving_text(row: pd.Series, meta: dict, plain: bool = False, largest: pd.Series | None = None) -> str:
     """Where the scenario gives a request (grid.SERVING_COLUMNS), what a serving benchmark reads at `row`, the finding's
     point (qa347: a request's report quoted decode figures alone, 2,846 tokens/s where a benchmark reads 1,028): its
-    throughput (plain), or the gain and both times per output token with the other requests' prefills; '' otherwise."""
+    throughput (plain), or the gain and both times per output token with the other requests' prefills, at its batch
+    named, and at the largest batch of its curve that fits (`largest`; qa354: a gain at batch 8 read as the loaded
+    one's, said after a sentence of other batches); '' otherwise."""
     if not meta.get("prompt") or "serving_time_per_output_token_s" not in row:
         return ""
     request = f"{int(meta['prompt']):,}-token prompts and {int(meta['output_len']):,} output tokens each"
@@ -1692,9 +1694,13 @@ def _serving_text(row: pd.Series, meta: dict, plain: bool = False) -> str:
                 f"token of {_n(1e3 * plain_s)} ms with the other requests' prefills, {_n(1e3 * row['step_time_s'])} ms "
                 "decoding alone (`roofline cheapest --serving` ranks by it).")
     spec_s = float(row["serving_time_per_output_token_s"])
-    return (f" As a serving benchmark reads that point ({request}), the gain is {_x(row['serving_speedup'])}: a time per "
-            f"output token of {_n(1e3 * spec_s)} ms with speculation against {_n(1e3 * plain_s)} ms without, the other "
-            "requests' prefills included (`roofline cheapest --serving` ranks by it).")
+    loaded = (f"; at batch {int(largest['batch']):,}, the largest of that config that fits, "
+              f"{_x(largest['serving_speedup'])} (k = {int(largest['k'])})"
+              if largest is not None and int(largest["batch"]) > int(row["batch"]) else "")
+    return (f" As a serving benchmark reads that point, at batch {int(row['batch']):,} ({request}), the gain is "
+            f"{_x(row['serving_speedup'])}: a time per output token of {_n(1e3 * spec_s)} ms with speculation against "
+            f"{_n(1e3 * plain_s)} ms without, the other requests' prefills included{loaded} (`roofline cheapest --serving` "
+            "ranks by it).")
 
 
 CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware", "weight_dtype",
@@ -1746,11 +1752,28 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])} tokens/s per user); each at a large batch, so "
             "slow per user: at a "
             "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it."
-            + (f" Those are steady decoding's; as a serving benchmark reads the same two points (every request's prefill, "
-               f"its own included), ${_n(s['serving_cost_usd_per_million_tokens'])} at "
-               f"{_n(1 / s['serving_time_per_output_token_s'])} and ${_n(p['baseline_serving_cost_usd_per_million_tokens'])} at "
-               f"{_n(1 / p['baseline_serving_time_per_output_token_s'])} tokens/s per user (`roofline cheapest --serving` "
-               "ranks by them)." if meta.get("prompt") and "serving_cost_usd_per_million_tokens" in s else ""))  # (qa349)
+            + _serving_cheapest_text(spec, plain, config, meta))
+
+
+def _serving_cheapest_text(spec: pd.DataFrame, plain: pd.DataFrame, config, meta: dict) -> str:
+    """' Those are steady decoding's; as a serving benchmark prices them (every request's prefill, its own included),
+    the cheapest are $X with speculation (config: speed) and $Y plain (...)', each kind's cheapest by its serving cost
+    (qa349: the decode-cheapest points unpriced; qa354: priced at serving's costs but not its cheapest, a plain point
+    $0.841 where another was $0.709); '' without a request."""
+    if not meta.get("prompt") or "serving_cost_usd_per_million_tokens" not in spec:
+        return ""
+    spec = spec[np.isfinite(spec["serving_cost_usd_per_million_tokens"])]
+    plain = plain[np.isfinite(plain["baseline_serving_cost_usd_per_million_tokens"])]
+    if spec.empty or plain.empty:
+        return ""
+    s = spec.loc[spec["serving_cost_usd_per_million_tokens"].idxmin()]
+    p = plain.loc[plain["baseline_serving_cost_usd_per_million_tokens"].idxmin()]
+    return (f" Those are steady decoding's; as a serving benchmark prices them (every request's prefill, its own "
+            f"included), the cheapest are ${_n(s['serving_cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
+            f"{_n(1 / s['serving_time_per_output_token_s'])} tokens/s per user) and "
+            f"${_n(p['baseline_serving_cost_usd_per_million_tokens'])} plain ({config(p, False)}: "
+            f"{_n(1 / p['baseline_serving_time_per_output_token_s'])} tokens/s per user; `roofline cheapest --serving` "
+            "ranks by them).")
 
 
 def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) -> str:
