@@ -1005,7 +1005,8 @@ def predict(
                                    "with every prompt and held and read by each sequence (the memory, time to first token "
                                    "and serving figures of `spec`), without it held once and not prefilled again")
     if output_len is not None:
-        _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix)
+        _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix,
+                       (draft_spec, draft_vocab, draft_hw))
     if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
         out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch)
     return out
@@ -1023,26 +1024,31 @@ def _request_note(target: ModelSpec, prompt: int, output_len: int) -> str:
 
 
 def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes,
-                   shared_prefix: int = 0) -> None:
+                   shared_prefix: int = 0, drafter: tuple = (None, None, None)) -> None:
     """Add what a serving benchmark with `batch` requests in flight reads per output token (qa203: a fit to one's own
     benchmark rows matched them within 5%, and predict at their batch gave the bare step, 30% faster):
 
         t_serving = t_token + (B - 1) t_stall / O       (t_token: the step, or speculating the iteration / tau;
-                                                         t_stall: engine.arrival_stall_s of a prompt of P tokens)
+                                                         t_stall: engine.arrival_stall_s of a prompt of P tokens, and
+                                                         speculating the drafter model's own prefill stall beside it,
+                                                         speculation.drafter_prefill_stall_s of `drafter`: its model,
+                                                         draft vocabulary and device)
 
-    as measurements.predict_rowset prices a measured time per output token (a drafter model's own prefill of the prompt
-    not in t_stall, as there); and the cost of a token at that pace, the devices' rent over the time a token takes them,
-    every request's prefill its own included (qa296: at batch 1 the serving cost was the decode cost):
+    as measurements.predict_rowset prices a measured time per output token; and the cost of a token at that pace, the
+    devices' rent over the time a token takes them, every request's prefill its own included (qa296: at batch 1 the
+    serving cost was the decode cost):
 
         cost_serving = cost * (t_token + B t_stall / O) / t_token"""
     from roofline.engine import arrival_stall_s, serving_terms
+    from roofline.speculation import drafter_prefill_stall_s
 
-    def serving(part: dict, per_token_s: float, pass_s: float, verify_tokens: int, engine, prefill_s: float) -> None:
+    def serving(part: dict, per_token_s: float, pass_s: float, verify_tokens: int, engine, prefill_s: float,
+                drafter_s: float = 0.0) -> None:
         """The part's (the plain point's, or spec's) prefill stall and engine.serving_terms: time per output token, the
         first token at `batch` in flight (qa342: TTFT said alone, the same at every batch) and the cost at that pace
         (None beside a cost of None: qa294, qa295, qa296); under `engine` (spec's: serving.speculating_engine) and its
-        lone prefill `prefill_s`."""
-        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, engine, verify_tokens, shared_prefix))
+        lone prefill `prefill_s`, the drafter model's own prefill stall `drafter_s` added (spec's)."""
+        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, engine, verify_tokens, shared_prefix)) + drafter_s
         terms = serving_terms(per_token_s, pass_s, stall, prefill_s, batch, output_len, part.get("cost_usd_per_million_tokens"))
         part.update(prefill_stall_s=stall, serving_time_per_output_token_s=float(terms["time_per_output_token_s"]),
                     serving_ttft_s=float(terms["ttft_s"]), serving_cost_usd_per_million_tokens=(
@@ -1063,9 +1069,16 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
         spec_eng = speculating_engine(eng)
         spec_prefill_s = float(ttft_s(hw, target, prompt, dep, spec_eng, shared_prefix)) if spec_eng is not eng else out["ttft_s"]
-        serving(spec, spec["iteration_time_s"] / spec["tau"], spec["iteration_time_s"], verify, spec_eng, spec_prefill_s)
-        draft_s = out.get("draft_prefill_s") or 0.0  # a drafter model's own prefill of the prompt, before its first draft
-        spec["serving_ttft_s"] = spec["serving_ttft_s"] + draft_s if k > 0 else out["serving_ttft_s"]
+        draft_spec, draft_vocab, draft_hw = drafter
+        draft_stall = (drafter_prefill_stall_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, spec_eng, prompt,
+                                               batch, shared_prefix) if k > 0 else None)  # it stalls the batch too
+        draft_s = out.get("draft_prefill_s") or 0.0  # a drafter model's own prefill of the prompt, before its first draft:
+        # at batch 1 after the target's, above it in the stall (qa354: added to a stall that held it)
+        serving(spec, spec["iteration_time_s"] / spec["tau"], spec["iteration_time_s"], verify, spec_eng,
+                spec_prefill_s + draft_s, float(draft_stall) if draft_stall is not None else 0.0)
+        spec["prefill_stall_drafter_s"] = float(draft_stall) if draft_stall is not None else None
+        if k == 0:
+            spec["serving_ttft_s"] = out["serving_ttft_s"]
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -536,7 +536,7 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
         ttft_s                                   t_prefill(P), the request's own prefill pass (engine.ttft_s: of the
                                                  tokens past a shared prefix the engine caches, prefix_cached)
         baseline_serving_ttft_s   = t_prefill(P)                 at B = 1, else t_step + t_stall(1)
-        serving_ttft_s            = (t_prefill(P) at B = 1, else t_iter + t_stall(q_v)) + t_draft_prefill(P)   (k > 0)
+        serving_ttft_s            = t_prefill(P) + t_draft_prefill(P) at B = 1, else t_iter + t_stall(q_v)   (k > 0)
         baseline_serving_time_per_output_token_s = t_step + (B - 1) t_stall(1) / O
         serving_time_per_output_token_s          = t_iter / tau + (B - 1) t_stall(q_v) / O
         serving_speedup = baseline_serving_time_per_output_token_s / serving_time_per_output_token_s
@@ -551,13 +551,13 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     over them is the cost).
 
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
-    tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1); t_draft_prefill the drafter model's own prefill
-    of the prompt (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the
-    baseline's. The speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that
+    tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1), speculating with the drafter model's own
+    prefill of it beside (speculation.drafter_prefill_stall_s); t_draft_prefill that prefill alone
+    (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the baseline's. The speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that
     turns its prefix cache off then prefills a shared prefix with every prompt); `ttft_s` is plain decoding's."""
     from roofline.engine import arrival_stall_s, serving_terms, ttft_s
     from roofline.serving import speculating_engine
-    from roofline.speculation import drafter_ttft_s
+    from roofline.speculation import drafter_prefill_stall_s, drafter_ttft_s
 
     prompt, output_len = sc.prompt, sc.output_len
     hw, model, dep, engine = cfg.hw, cfg.model, cfg.dep, cfg.engine
@@ -571,11 +571,14 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
                              dep, spec_engine, prompt, prefix) if speculates(cfg.method, 1) else None
     stall_plain_s = arrival_stall_s(hw, model, prompt, b, dep, engine, 1, prefix)
     stall_s = arrival_stall_s(hw, model, prompt, b, dep, spec_engine, q_v, prefix)
+    draft_stall_s = drafter_prefill_stall_s(cfg.method, model, cfg.draft, draft_vocab_of(cfg.method, sc.draft_vocab), hw,
+                                            cfg.draft_hw, dep, spec_engine, prompt, b, prefix) if speculates(cfg.method, 1) else None
+    stall_s = stall_s + (draft_stall_s if draft_stall_s is not None else 0.0)  # the drafter's own prefill stalls it too
     step, iteration = out["step_time_s"], out["iteration_time_s"]
     plain = serving_terms(step, step, stall_plain_s, prefill_s, b, output_len, out["baseline_cost_usd_per_million_tokens"])
-    spec = serving_terms(iteration / out["tau"], iteration, stall_s, spec_prefill_s, b, output_len,
-                         out["cost_usd_per_million_tokens"])
-    spec["ttft_s"] = spec["ttft_s"] + (float(draft_s) if draft_s is not None else 0.0)  # the drafter's own prefill first
+    alone_s = spec_prefill_s + (float(draft_s) if draft_s is not None else 0.0)  # a lone request: the drafter's own next
+    spec = serving_terms(iteration / out["tau"], iteration, stall_s, alone_s, b, output_len,  # (above B = 1, its stall
+                         out["cost_usd_per_million_tokens"])  # holds it: qa354)
     columns = {"ttft_s": np.full(shape, prefill_s),
                **{f"baseline_serving_{name}": value for name, value in plain.items()},
                **{f"serving_{name}": np.where(drafting, spec[name], plain[name]) for name in plain}}

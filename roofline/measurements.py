@@ -98,7 +98,14 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX,
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
-from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
+from roofline.speculation import (
+    DEFAULT_RATES,
+    METHODS,
+    alpha_from_tau,
+    check_draft_vocab,
+    drafter_prefill_stall_s,
+    speculative_metrics,
+)
 from roofline.units import PLAIN_NUMBER, format_count, is_finite
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
@@ -689,7 +696,10 @@ def prefill_stall_s(g, eng: ServingEngine, running):
     P tokens adds to the decode of the B_r = `running` sequences under engine `eng` (its own pass, or its tokens in a
     shared one, never more than its own pass)."""
     verify = 1 if g.method == "none" else g.tree_tokens if g.tree_tokens else g.k + 1
-    return arrival_stall_s(g.hw, g.model, g.input_len, running, g.dep, eng, verify)
+    stall = arrival_stall_s(g.hw, g.model, g.input_len, running, g.dep, eng, verify)
+    drafter = (drafter_prefill_stall_s(g.method, g.model, g.draft, g.draft_vocab, g.hw, None, g.dep, eng, g.input_len, running)
+               if g.method != "none" else None)  # the drafter model's own prefill of the prompt stalls the batch too
+    return stall if drafter is None else stall + drafter
 
 
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:

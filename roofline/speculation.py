@@ -274,6 +274,27 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
     return ttft_s(hw if draft_hw is None else draft_hw, drafter, prompt, d_dep, no_host, shared_prefix)
 
 
+def drafter_prefill_stall_s(method: str, target: ModelSpec, draft: ModelSpec | None, draft_vocab: int | None,
+                            hw: HardwareSpec, draft_hw: HardwareSpec | None, dep: Deployment, engine: ServingEngine, prompt,
+                            running, shared_prefix=0):
+    """What the drafter's own prefill of an arriving `prompt` adds to the iteration of the `running` sequences:
+    engine.arrival_stall_s of drafter_spec's model at drafter_deployment, beside a draft pass of one token a sequence (a
+    pass of its own, or its tokens mixed into that pass under mixed_prefill), without the engine's host work (in the
+    target's scheduler step, as drafter_ttft_s); on `draft_hw`, where the drafter runs elsewhere, with that device's
+    engine values (the target waits on the drafting it holds up). None for a method without a drafter model's prefill
+    (none, ngram, medusa). A serving benchmark's time per output token adds it to the target's own stall (qa354:
+    left out, a 70B draft model's prefill 2% of its TPOT)."""
+    from roofline.engine import arrival_stall_s
+
+    drafter = drafter_spec(method, target, draft, draft_vocab)
+    if drafter is None or drafter.medusa_head:
+        return None
+    d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
+    on = engine if draft_hw is None else engine.for_other_hardware(draft_hw)
+    no_host = dataclasses.replace(on, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    return arrival_stall_s(hw if draft_hw is None else draft_hw, drafter, prompt, running, d_dep, no_host, 1, shared_prefix)
+
+
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
                          draft_vocab: int | None = None, target_vocab: int | None = None) -> float:
     """Weight bytes the drafter adds on its device (of one head, for Medusa: speculation_capacity counts k).

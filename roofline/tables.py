@@ -166,8 +166,7 @@ def predict_table(point: dict) -> str:
             f"    speedup            {_speedup_text(spec['speedup'])}" + _unreachable_text(spec, p),
             *([f"    serving TTFT       {format_seconds(spec['serving_ttft_s'])}   (at {p['batch']:,} in flight: the iteration "
                f"{format_seconds(spec['iteration_time_s'])} + the prefill's stall {format_seconds(spec['prefill_stall_s'])}"
-               + (f" + the drafter's own prefill {format_seconds(p['draft_prefill_s'])}" if p.get("draft_prefill_s") else "")
-               + f"; plain's {format_seconds(p['serving_ttft_s'])})"]
+               + _drafter_stall_text(spec) + f"; plain's {format_seconds(p['serving_ttft_s'])})"]
               if spec.get("serving_ttft_s") is not None and p["batch"] > 1 and spec["k"] > 0 else []),
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
@@ -180,8 +179,7 @@ def predict_table(point: dict) -> str:
             *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (as above"
                + (", the drafter's device too" if spec["k"] and spec.get("draft_hardware") else "")  # qa297: none co-located
                + f", each user at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s after its first token"
-               + (f"; the drafter's own prefill of each prompt, {format_seconds(p['draft_prefill_s'])}, not in it"
-                  if p.get("draft_prefill_s") else "") + ")" + _unreachable_text(spec, p)]
+               + ")" + _unreachable_text(spec, p)]
               if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {_break_even_value(be, spec)}"
@@ -649,6 +647,13 @@ def _host_work_text(p: dict) -> str:
             f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
 
 
+def _drafter_stall_text(spec: dict) -> str:
+    """' (the drafter's own prefill of it, 7.42 ms, in it)' where a drafter model prefills an arriving prompt beside the
+    target (api._serving_terms' prefill_stall_drafter_s), else ''."""
+    drafter_s = spec.get("prefill_stall_drafter_s")
+    return f" (the drafter's own prefill of it, {format_seconds(drafter_s)}, in it)" if drafter_s else ""
+
+
 def _serving_text(part: dict, p: dict) -> str:
     """'a serving benchmark's time per output token at 32 in flight: + 31 prefills of 1,000 tokens, 1.2 ms each, over
     200 tokens' (api._serving_terms)."""
@@ -664,7 +669,7 @@ def _serving_text(part: dict, p: dict) -> str:
     tokens = (f"{new:,} token{'' if new == 1 else 's'} (the {cached:,} of the shared prefix cached)" if cached
               else f"{p['prompt']:,} tokens")  # (qa354: '1 tokens')
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
-            f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
+            f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])}{_drafter_stall_text(part)} to the batch's decode, over "
             f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)
             + unreachable)
 

@@ -172,14 +172,21 @@ def test_a_mixed_prefill_beside_a_chain_is_priced_beside_its_verify_tokens_and_n
         for i, s in zip(g.index, np.broadcast_to(stall, g.index.shape)):
             stalls[int(i)] = float(s)
 
-    # 16 sequences x (k + 1 = 4) verify tokens
-    assert stalls[0] == pytest.approx(_mixed_stall(hw, model, vllm, 16 * 4, 512, 16), rel=1e-9)
+    # 16 sequences x (k + 1 = 4) verify tokens, and the EAGLE head's own prefill of the prompt beside (qa354)
+    from roofline.layout import deployment
+    from roofline.speculation import drafter_prefill_stall_s
+
+    def head(prompt: int, running: int) -> float:
+        return float(drafter_prefill_stall_s("eagle", model, None, None, hw, None, deployment(model), vllm, prompt, running))
+
+    assert 0 < head(512, 16) < 0.2 * _mixed_stall(hw, model, vllm, 16 * 4, 512, 16)
+    assert stalls[0] == pytest.approx(_mixed_stall(hw, model, vllm, 16 * 4, 512, 16) + head(512, 16), rel=1e-9)
     own = float(step_metrics(hw, model, 1, 4096, 0, engine=vllm, logit_tokens=1, prefill=True)["step_time_s"])
     wide = _mixed_stall(hw, model, vllm, 256 * 8, 4096, 256)
     # the prompt's attention to the 2,048 verify tokens once priced it above its own pass (capped there); without it,
     # below (qa352), the cap kept
     assert _mixed_stall(hw, model, vllm, 256 * 8, 4096, 256, naive=True) > own > wide
-    assert stalls[1] == pytest.approx(min(wide, own), rel=1e-9)
+    assert stalls[1] == pytest.approx(min(wide, own) + head(4096, 256), rel=1e-9)
 
 
 def test_an_eagle_rows_draft_vocab_sizes_its_heads_lm_head_as_the_api_does(tmp_path):
