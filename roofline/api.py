@@ -990,7 +990,8 @@ def predict(
         # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter (a
         # lookup) and Medusa's heads (on the last hidden state) have no prefill of their own (0 s); plain decoding has
         # no speculation's TTFT (None)
-        spec_eng = speculating_engine(eng)  # an engine whose prefix cache is off while it speculates prefills it whole
+        # an engine whose prefix cache is off while it speculates prefills it whole there (not at k = 0: qa353)
+        spec_eng = speculating_engine(eng) if speculates(method, k) else eng
         draft_s = (drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, spec_eng, prompt, shared_prefix)
                    if speculates(method, k) else None)
         out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
@@ -1006,7 +1007,7 @@ def predict(
                                    "and serving figures of `spec`), without it held once and not prefilled again")
     if output_len is not None:
         _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix,
-                       (draft_spec, draft_vocab, draft_hw))
+                       (draft_spec, draft_vocab, draft_hw), spec_ttft_s)
     if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
         out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch)
     return out
@@ -1024,7 +1025,7 @@ def _request_note(target: ModelSpec, prompt: int, output_len: int) -> str:
 
 
 def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes,
-                   shared_prefix: int = 0, drafter: tuple = (None, None, None)) -> None:
+                   shared_prefix: int = 0, drafter: tuple = (None, None, None), spec_prefill_s: float | None = None) -> None:
     """Add what a serving benchmark with `batch` requests in flight reads per output token (qa203: a fit to one's own
     benchmark rows matched them within 5%, and predict at their batch gave the bare step, 30% faster):
 
@@ -1034,8 +1035,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
                                                          speculation.drafter_prefill_stall_s of `drafter`: its model,
                                                          draft vocabulary and device)
 
-    as measurements.predict_rowset prices a measured time per output token; and the cost of a token at that pace, the
-    devices' rent over the time a token takes them, every request's prefill its own included (qa296: at batch 1 the
+    as measurements.predict_rowset prices a measured time per output token (`spec_prefill_s`: the target's prefill of
+    the prompt while it speculates, predict's, under serving.speculating_engine); and the cost of a token at that pace,
+    the devices' rent over the time a token takes them, every request's prefill its own included (qa296: at batch 1 the
     serving cost was the decode cost):
 
         cost_serving = cost * (t_token + B t_stall / O) / t_token"""
@@ -1067,8 +1069,8 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
-        spec_eng = speculating_engine(eng)
-        spec_prefill_s = float(ttft_s(hw, target, prompt, dep, spec_eng, shared_prefix)) if spec_eng is not eng else out["ttft_s"]
+        spec_eng = speculating_engine(eng) if k > 0 else eng  # (not at k = 0, plain decoding: qa353)
+        spec_prefill_s = out["ttft_s"] if spec_prefill_s is None else spec_prefill_s  # the target's, speculating
         draft_spec, draft_vocab, draft_hw = drafter
         draft_stall = (drafter_prefill_stall_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, spec_eng, prompt,
                                                batch, shared_prefix) if k > 0 else None)  # it stalls the batch too

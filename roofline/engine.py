@@ -1014,10 +1014,11 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
         t_cross = a(B q + P - c) - a(B q) - a_prefill(P - c)
 
     t_pass(n): a prefill-shaped pass of n tokens with B logits, one sequence; a(n) the time of its attention operators
-    (attention, a lightning indexer; their kernel latencies aside), a_prefill(n) of the request's own prefill pass of
-    n tokens: t_cross is the new tokens' attention to the B q decoding tokens' keys and theirs to the new ones, which
-    one sequence of B q + P - c tokens prices and a mixed pass does not run (each sequence attends to its own cache; qa352:
-    3x the prompt's own attention at B q = 2,048 beside P = 2,000). t_prefill(P, c): the request's own pass (ttft_s), c the
+    (attention, a lightning indexer; their kernel latencies aside: _attention_s), a_prefill(n) of the request's own
+    prefill pass of n tokens: t_cross is the new tokens' attention to the B q decoding tokens' keys (B q (P - c) pairs,
+    one direction: a causal pass's earlier tokens see none of the later), which one sequence of B q + P - c tokens
+    prices and a mixed pass does not run (each sequence attends to its own cache; qa352: on DeepSeek-V3 under attention
+    DP 8, B q = 2,048 beside P = 2,000, twice the prompt's own attention). t_prefill(P, c): the request's own pass (ttft_s), c the
     prompt's tokens the engine holds cached (cached_prefix_tokens of `shared_prefix`): the new tokens' attention to
     those c is t_prefill(P, c) - t_prefill(P - c, 0), added (qa349: left out, a loaded TTFT came below a lone one's). A serving benchmark's time per
     output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests' prefills once over
@@ -1030,23 +1031,26 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
     to_cached = own - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
-    with_new, without, alone = (step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=logits, prefill=True,
-                                             with_operators=True)
-                                for tokens, logits in ((decoding + new, running), (decoding, running), (new, 1)))
-    cross_s = _attention_s(with_new, model, dep) - _attention_s(without, model, dep) - _attention_s(alone, model, dep)
-    return np.clip(with_new["step_time_s"] - without["step_time_s"] - cross_s + to_cached, 0.0, own)
+    with_new, without = (step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)
+                         ["step_time_s"] for tokens in (decoding + new, decoding))
+    cross_s = (_attention_s(hw, model, dep, engine, decoding + new, running) - _attention_s(hw, model, dep, engine, decoding, running)
+               - _attention_s(hw, model, dep, engine, new, 1))
+    return np.clip(with_new - without - cross_s + to_cached, 0.0, own)
 
 
 ATTENTION_OPERATORS = ("attention", "indexer")  # the operators whose work grows with the pairs of tokens a pass attends
 
 
-def _attention_s(metrics: dict, model: ModelSpec, dep: Deployment):
-    """a(n) of arrival_stall_s: the attention operators' time in a pass's step, their kernel latencies aside (a pass
-    of any width launches them alike); at pp > 1 the busiest stage's operators (step_metrics' `operators`) scaled to
-    the round trip's layers, every stage's."""
-    ops = metrics["operators"]
+def _attention_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens, logit_tokens):
+    """a(n) of arrival_stall_s: the time of the attention operators (ATTENTION_OPERATORS) in a prefill-shaped pass of one
+    sequence of `tokens`, their kernel latencies aside (a pass of any width launches them alike); at pp > 1 pp times the
+    mean stage's, every layer of the round trip with its own attention (qa353: the busiest stage's, scaled, put
+    gpt-oss's full-attention layers on every stage: +23% at pp 8)."""
+    stage = dep.mean_stage() if dep.pp > 1 else dep
+    ops = step_metrics(hw, model, 1, tokens, 0, stage, engine=engine, logit_tokens=logit_tokens, prefill=True,
+                       with_operators=True)["operators"]
     time_s = sum(ops[name]["time_s"] - ops[name]["kernel_latency_s"] for name in ATTENTION_OPERATORS if name in ops)
-    return time_s * (model.layers / dep.stage_layers(model)[0]) if dep.pp > 1 else time_s
+    return dep.pp * time_s
 
 
 def serving_terms(t_token_s, t_pass_s, t_stall_s, prefill_s, batch, output_len, cost_usd_per_million_tokens=None) -> dict:

@@ -789,8 +789,8 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
     for key in BEHAVIOUR_FIELDS:  # not costs: the profile's own where it sets them (qa103: a fit of vllm-v0 wrote vllm's
         if key in own and own[key] != doc.get(key):  # mixed_prefill: true, with vllm's comment; qa177: sglang's cap of 48)
             said = (_yaml_value_text(doc[key]) if key in doc else
-                    "nothing: false" if key in ("mixed_prefill", "nvidia_only") else
-                    "nothing: true" if key in ("attention_dp", "graphs", "prefix_cached", "prefix_cached_speculating") else "nothing")
+                    f"nothing: {str(getattr(IDEAL, key)).lower()}" if isinstance(getattr(IDEAL, key, None), bool)
+                    else "nothing")  # a flag left out: its default, the ServingEngine's (qa353: a tuple kept by hand)
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     doc.pop("known_misses", None)  # measured of the other's costs (and its own of those costs): not of this fit (qa305)

@@ -74,7 +74,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_jobs,
     standard_plots,
 )
-from roofline.scenario import far_from_request
+from roofline.scenario import far_from_request, request_context
 from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
 from roofline.units import format_context, spoken_list
@@ -1702,7 +1702,7 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if meta.get("prompt") and meta.get("output_len"):
         prompt, output_len = int(meta["prompt"]), int(meta["output_len"])
         request = f"{prompt:,}-token prompts, {output_len:,} output tokens"
-        mean = round(prompt + output_len / 2)  # scenario.request_context's
+        mean = request_context("scenario.json", prompt, output_len, sets_context=False)
         far = sorted({int(c) for c in df["context"].unique() if far_from_request(c, mean)})
         far_note = (f"context {', '.join(format_context(c) for c in far)}: far from the request's mean context, {mean:,} "
                     "(its decode priced there)" if far else "")
@@ -1711,8 +1711,8 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     top = f"the {_alpha_label(alphas[-1], meta)}" if speculate and len(alphas) > 1 else "its line's"
     what = (f"Serving time per output token vs batch size ({request}; arriving prompts' prefills included)"
             + (f"\nwith speculation ({k_name} per point) and without; at each panel's foot, {top}"
-               f"{' line' if len(alphas) > 1 else ''} serving speedup" + ("" if tree else " and k")
-               + " at the batch above it (the points ringed black)" if speculate else ""))
+               f"{' line' + chr(39) + 's' if len(alphas) > 1 else ''} serving speedup" + ("" if tree else " and k")
+               + " at the batch above it (its points edged black)" if speculate else ""))
     footer(fig, meta, steady=False)  # its times hold the prefills: not the steady-decoding caveat of the other figures
     _title(fig, what, meta, models, _join(note, far_note, alpha_note if speculate else ""))
     return fig

@@ -474,8 +474,10 @@ def speculating_engine(engine: ServingEngine) -> ServingEngine:
     """`engine` as it holds a shared prefix while it speculates: with `prefix_cached_speculating` false its prefix
     cache is off then (SGLang 0.4 under EAGLE), so every prompt is prefilled whole and each sequence holds and reads
     the prefix (prefix_cached and prefix_read_once false); else `engine` itself."""
-    if engine.prefix_cached and not engine.prefix_cached_speculating:
-        return replace(engine, prefix_cached=False, prefix_read_once=False)
+    if engine.prefix_cached and not engine.prefix_cached_speculating:  # its general engine too, which a drafter's own
+        # device is priced from (for_other_hardware; qa353: the cache came back there)
+        general = speculating_engine(engine.general) if engine.general is not None else None
+        return replace(engine, prefix_cached=False, prefix_read_once=False, general=general)
     return engine
 _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "graphs", "moe_dispatch", "dp_gather", "dp_attention_stage_split",

@@ -98,13 +98,15 @@ def predict_table(point: dict) -> str:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of "
                      + (f"{p['prompt'] - cached:,} of its {p['prompt']:,} tokens, one sequence: the shared prefix's {cached:,} "
                         f"cached by {p['engine']} (prefix_cached)" if cached else f"{p['prompt']:,} tokens, one sequence") + ")")
-        if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
-            whole = p["ttft_with_speculation_s"] - p["draft_prefill_s"]  # the target's prefill while speculating
-            lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   ("
-                         + (f"the prompt prefilled whole while speculating, {format_seconds(whole)}: {p['engine']}'s cache is "
-                            "off then, prefix_cached_speculating false; " if cached and "prompt_cached_tokens" in (p.get("spec") or {})
-                            and not p["spec"]["prompt_cached_tokens"] else "")
-                         + f"+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
+        drafter_s = p.get("draft_prefill_s") or 0.0  # a drafter model's own prefill (none for n-gram or plain decoding)
+        uncached = bool(cached and "prompt_cached_tokens" in (p.get("spec") or {}) and not p["spec"]["prompt_cached_tokens"])
+        if drafter_s or (uncached and p.get("ttft_with_speculation_s") is not None):  # (qa353: n-gram's, said nowhere)
+            whole = p["ttft_with_speculation_s"] - drafter_s  # the target's prefill while speculating
+            clauses = ([f"the prompt prefilled whole while speculating, {format_seconds(whole)}: {p['engine']}'s cache is off "
+                        "then, prefix_cached_speculating false"] if uncached else []) + (
+                [f"+ the drafter's own prefill {format_seconds(drafter_s)}"] if drafter_s else [])
+            lines.append(f"  {'TTFT with drafter' if drafter_s else 'TTFT speculating':<20} "
+                         f"{format_seconds(p['ttft_with_speculation_s'])}   ({'; '.join(clauses)})")
     if "serving_time_per_output_token_s" in p:
         if p["batch"] > 1 and p.get("serving_ttft_s") is not None:  # (qa342: TTFT alone read as the one users see)
             how = ("mixed into a step of the others' decode" if p.get("prefill_mixed", True) else
@@ -1243,7 +1245,7 @@ def _dtype_of(row, column: str) -> str:
 def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
     """The frontier table's dtype columns, and its shared prefix's: one per column the table varies (qa132: a frontier
     of int4 and fp8 rows, or of fp8 KV picked from a table of two, looked alike row by row)."""
-    return [(c, label) for c, label in (*DTYPE_LABELS, ("shared_prefix", "prefix")) if varied and c in varied]
+    return [(c, label) for c, label in (*DTYPE_LABELS, ("shared_prefix", "prefix tokens")) if varied and c in varied]
 
 
 def _column_text(row, column: str) -> str:
@@ -1290,7 +1292,8 @@ def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[st
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}"
-            + "".join(f"  {_column_text(row, c) or '-':>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
+            + "".join(f"  {_column_text(row, c) or '-':>{max(7, len(label))}}" for c, label in dtypes)
+            + (f"  {row['model']}" if several_models else ""))
 
 
 DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV"))  # a pick line's dtypes
@@ -1445,7 +1448,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):
             lines += [f"{kind}: {len(rows)} row{'' if len(rows) == 1 else 's'} on the frontier (no other row fits, is as fast per user and cheaper)",
-                      _frontier_header(widths) + "".join(f"  {label:>7}" for _, label in dtypes)
+                      _frontier_header(widths) + "".join(f"  {label:>{max(7, len(label))}}" for _, label in dtypes)
                       + ("  model" if several_models else "")]
             lines += [_frontier_row(row, several_models, widths, dtypes, min_speed) for _, row in rows.iterrows()] + [""]
         elif len(frontier) and (kind_rows or {}).get(kind):  # qa268: the table has rows of it, none left: said, not omitted

@@ -1420,3 +1420,23 @@ def test_predict_prices_speculation_uncached_where_the_engine_turns_its_prefix_c
             f"{got['spec']['memory_needed_bytes'] / 1e9:.1f} GB per device)") in predict_table(got)
     assert "held by each sequence while speculating" not in predict_table(on)
     assert "TTFT with drafter" in predict_table(got) and "the prompt prefilled whole while speculating" in predict_table(got)
+    # spec's arriving prefills are of the whole prompt (qa353: said as the cached 500 tokens)
+    assert "+ 15 arriving prefills of 3,000 tokens, each adding" in predict_table(got).split("speculation:")[1]
+    assert got["spec"]["prompt_cached_tokens"] == 0 and got["prompt_cached_tokens"] == 2500
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # a lone request: the whole prompt and the head's own prefill after it (qa353: the cached TTFT survived)
+        lone, lone_off = (roofline.predict("h100-sxm", "llama-3.1-8b", engine=e, **{**point, "batch": 1}) for e in (early, never))
+        assert lone["spec"]["serving_ttft_s"] == pytest.approx(lone_off["ttft_s"] + lone["draft_prefill_s"])
+        # k = 0 drafts nothing: spec is plain decoding, cache and all, and nothing is said (qa353)
+        plain = roofline.predict("h100-sxm", "llama-3.1-8b", engine=early, **{**point, "k": 0})
+        assert plain["spec"]["serving_time_per_output_token_s"] == pytest.approx(plain["serving_time_per_output_token_s"])
+        assert not [w for w in plain["warnings"] if "turns its prefix cache off" in w]
+        # a draft model on a device of its own: its prefill and its device's memory uncached too (qa353: the cache came
+        # back through the general engine the drafter's device is priced from)
+        on_l4 = {**point, "method": "draft", "draft": "llama-3.2-1b", "draft_hardware": "l4", "model": "llama-3.1-70b"}
+        on_l4.pop("model")
+        far, far_off = (roofline.predict("h100-sxm", "llama-3.1-70b", tp=4, engine=dataclasses.replace(e, speculation_refused=()),
+                                         **on_l4) for e in (early, never))
+    assert far["draft_prefill_s"] == pytest.approx(far_off["draft_prefill_s"])
+    assert far["spec"]["drafter_device_max_batch"] == far_off["spec"]["drafter_device_max_batch"]

@@ -739,11 +739,23 @@ def test_a_mixed_prefill_stall_prices_the_prompts_own_attention_not_one_to_the_d
     dep, vllm = deployment(model, tp=1, dp_attention=8, ep=8), load_engine("vllm").for_hardware(load_hardware("h200"))
     stalls = [float(arrival_stall_s(hw, model, 2000, b, dep, vllm, q)) for b, q in ((64, 1), (512, 1), (512, 4))]
     assert stalls[0] < stalls[1] < stalls[2] < 1.05 * stalls[0], stalls
-    # the term taken out: the attention pairs between the 2,000 new tokens and the 2,048 decoding ones, by hand
+    # the term taken out: the attention pairs between the 2,000 new tokens and the 2,048 decoding ones, by hand from
+    # the passes' attention operators (their kernel latencies aside)
     one = {n: step_metrics(hw, model, 1, t, 0, dep, engine=vllm, logit_tokens=lt, prefill=True, with_operators=True)
            for n, t, lt in (("with", 2048 + 2000, 512), ("without", 2048, 512), ("alone", 2000, 1))}
+
+    def attention(m):
+        return sum(float(m["operators"][n]["time_s"] - m["operators"][n]["kernel_latency_s"]) for n in ("attention", "indexer"))
+
     naive = float(one["with"]["step_time_s"] - one["without"]["step_time_s"])
-    cross = float(_attention_s(one["with"], model, dep) - _attention_s(one["without"], model, dep)
-                  - _attention_s(one["alone"], model, dep))
+    cross = attention(one["with"]) - attention(one["without"]) - attention(one["alone"])
     assert stalls[2] == pytest.approx(naive - cross) and cross > 0.25 * stalls[2]
-    assert "attention" in ATTENTION_OPERATORS and set(ATTENTION_OPERATORS) <= set(one["with"]["operators"])
+    assert cross == pytest.approx(float(_attention_s(hw, model, dep, vllm, 4048, 512) - _attention_s(hw, model, dep, vllm, 2048, 512)
+                                        - _attention_s(hw, model, dep, vllm, 2000, 1)))
+    assert set(ATTENTION_OPERATORS) == {"attention", "indexer"}
+    # under pp, every layer's attention once, as without it (qa353: the busiest stage's scaled, gpt-oss's full-attention
+    # layers on every stage, +23% at pp 8); the same device a stage
+    oss = load_model("gpt-oss-120b")
+    flat = float(_attention_s(hw, oss, deployment(oss), vllm, 6000, 1))
+    for pp in (4, 8):
+        assert float(_attention_s(hw, oss, deployment(oss, pp=pp), vllm, 6000, 1)) == pytest.approx(flat, rel=1e-6), pp

@@ -515,12 +515,13 @@ def test_a_frontier_over_shared_prefixes_gives_each_row_its_prefix(tmp_path, roo
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f.csv")
     frontier = pd.read_csv(tmp_path / "f.csv")
     head = next(line for line in out.splitlines() if line.startswith("tok/s/user"))
-    rows = out.split(head)[1].strip().split("\n\n")[0].splitlines()
-    assert code == 0 and head.endswith("  prefix") and len(rows) == len(frontier), out
+    rows = out.split(head)[1].strip("\n").split("\n\n")[0].splitlines()
+    assert code == 0 and head.endswith("  prefix tokens") and len(rows) == len(frontier), out
+    assert {len(line) for line in rows} == {len(head)}, out  # each row under its heads
     assert [line.split()[-1] for line in rows] == [f"{p:,}" for p in frontier["shared_prefix"]], out
     assert "6,000" in [line.split()[-1] for line in rows]
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "shared_prefix=0")
-    assert code == 0 and not next(line for line in out.splitlines() if line.startswith("tok/s/user")).endswith("prefix")
+    assert code == 0 and not next(line for line in out.splitlines() if line.startswith("tok/s/user")).endswith("tokens")
 
 
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():

@@ -126,13 +126,16 @@ def _mixed_stall(hw, model, engine, decoding: int, prompt: int, running: int, na
     """By hand, what a prompt of `prompt` tokens adds to a pass of `decoding` tokens (of `running` sequences) it joins:
     t_pass(decoding + prompt) - t_pass(decoding), less the attention between the two sets of tokens, which one
     sequence of them all prices and a batch does not run (qa352; `naive`: with it, as before)."""
-    from roofline.engine import _attention_s
     from roofline.layout import deployment
 
     dep = deployment(model)
     passes = [step_metrics(hw, model, 1, t, 0, dep, engine=engine, logit_tokens=lt, prefill=True, with_operators=True)
               for t, lt in ((decoding + prompt, running), (decoding, running), (prompt, 1))]
-    cross = _attention_s(passes[0], model, dep) - _attention_s(passes[1], model, dep) - _attention_s(passes[2], model, dep)
+
+    def attention(m) -> float:  # its attention operators' time, their kernel latencies aside
+        return sum(float(m["operators"][n]["time_s"] - m["operators"][n]["kernel_latency_s"]) for n in ("attention", "indexer"))
+
+    cross = attention(passes[0]) - attention(passes[1]) - attention(passes[2])
     return float(passes[0]["step_time_s"] - passes[1]["step_time_s"] - (0.0 if naive else cross))
 
 

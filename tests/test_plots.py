@@ -1521,7 +1521,10 @@ def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot
     assert np.allclose(lines["no speculation"].get_ydata(), plain["baseline_serving_time_per_output_token_s"] * 1e3)
     title = fig._suptitle.get_text().replace("\n", " ")
     assert "1,024-token prompts, 256 output tokens" in title and "prefills included" in title
-    assert "the α = 0.8 line serving speedup and k at the batch above it" in title and "far from" not in title
+    lowest = min(float(np.nanmin(line.get_ydata())) for line in ax.get_lines() if len(line.get_ydata()))
+    low, high = ax.get_ylim()  # a strip at the foot, below every line, holds the row (qa353: its set_ylim untested)
+    assert low < lowest / (high / lowest) ** 0.1
+    assert "the α = 0.8 line's serving speedup and k at the batch above it" in title and "far from" not in title
     footer = " ".join(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
     assert "steady decoding" not in footer and "predicted by roofline's model" in footer  # its times are a benchmark's
     # plain decoding alone: the dashed line only, and no row of speedups
@@ -1565,3 +1568,20 @@ def test_the_serving_figure_is_missed_only_where_a_table_gives_a_request(tmp_pat
     assert said == ("not drawn: serving_vs_batch (needs two batch sizes and a point that fits in memory (and a request's "
                     "serving_* columns))")
     assert not_drawn([*drawn, tmp_path / "serving_vs_batch.png"], request=True) == ""
+
+
+def test_a_panel_where_speculation_fits_at_no_batch_says_so_not_batch_above_0():
+    """qa351: '(batch > 0; plain decoding fits to 2)' over a panel where only plain decoding fits."""
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(0.8, 600)
+    assert plots._shade_memory_limit(ax, 0.0, 512.0, 2.0, 2.0)
+    (text,) = [t.get_text().replace("\n", " ") for t in ax.texts]
+    assert text == "speculation fits at no batch (plain decoding fits to 2)"
+    ax = Figure().add_subplot()
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(0.8, 600)
+    plots._shade_memory_limit(ax, 64.0, 512.0, 64.0, 128.0)
+    assert ax.texts[0].get_text().replace("\n", " ") == "speculation does not fit (batch > 64; plain decoding fits to 128)"

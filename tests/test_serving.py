@@ -1237,3 +1237,25 @@ def test_an_override_or_known_miss_keyed_to_no_devices_family_is_said(tmp_path):
     assert any("overrides[0].hardware: 'h100-fast' matches no device's engine family (h100-fast: of family h100-sxm" in w
                for w in said), said
     assert any("known_misses[0].hardware: 'mi300' matches no device's engine family" in w for w in said), said
+
+
+def test_prefix_cached_speculating_is_a_behaviour_a_costs_from_profile_inherits_and_a_flag_checked(tmp_path):
+    """qa353: the new field's inheritance, its check and its refusal in an override were untested."""
+    from roofline.errors import RooflineError
+    from roofline.serving import check_engine_spec, load_engine, speculating_engine
+
+    (tmp_path / "old.yaml").write_text("type: engine\nname: old\nsource: s\ncosts_from: sglang-early\n")
+    (tmp_path / "own.yaml").write_text("type: engine\nname: own\nsource: s\ncosts_from: sglang-early\n"
+                                       "prefix_cached_speculating: true\n")
+    assert load_engine(str(tmp_path / "old.yaml")).prefix_cached_speculating is False  # sglang-early's, inherited
+    assert load_engine(str(tmp_path / "own.yaml")).prefix_cached_speculating is True  # its own
+    early = load_engine("sglang-early")
+    with pytest.raises(RooflineError, match="prefix_cached_speculating: expected true or false, found 'no'"):
+        check_engine_spec(dataclasses.replace(early, prefix_cached_speculating="no"))
+    (tmp_path / "over.yaml").write_text("type: engine\nname: over\nsource: s\noverrides:\n  - hardware: 'mi*'\n"
+                                        "    prefix_cached_speculating: false\n")
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.prefix_cached_speculating: expected an engine cost field"):
+        load_engine(str(tmp_path / "over.yaml"))
+    view = speculating_engine(early.for_hardware(load_hardware("h100-sxm")))
+    assert (view.prefix_cached, view.prefix_read_once) == (False, False)
+    assert view.for_other_hardware(load_hardware("l4")).prefix_cached is False  # (qa353: back through `general`)
