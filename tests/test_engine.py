@@ -728,9 +728,9 @@ def test_serving_terms_are_a_benchmarks_figures_term_by_term():
 
 def test_a_mixed_prefill_stall_prices_the_prompts_own_attention_not_one_to_the_decoding_tokens():
     """qa352: t_pass(B q + P) - t_pass(B q) priced one sequence of B q + P tokens, the prompt attending to every
-    decoding token's key: on DeepSeek-V3 with attention DP 8 the stall grew 67.6 -> 95.5 ms from B q = 64 to 2,048, the
-    cross attention 3x the prompt's own, and MTP's serving speedup at batch 512 came out 1.03x. The stall's attention
-    is now the prompt's own: it grows with B q only by the wider pass's GEMMs (within 5% here)."""
+    decoding token's key: on DeepSeek-V3 with attention DP 8 the stall grew 67.6 -> 95.5 ms from B q = 64 to 2,048 (the
+    pass's added attention 3x the prompt's own, the cross term twice it), and MTP's serving speedup at batch 512 came out
+    1.03x. The stall's attention is now the prompt's own: it grows with B q only by the wider pass's GEMMs (within 5%)."""
     from roofline.engine import ATTENTION_OPERATORS, _attention_s, arrival_stall_s, step_metrics
     from roofline.layout import deployment
     from roofline.serving import load_engine
