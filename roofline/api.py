@@ -1081,6 +1081,33 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         spec["prefill_stall_drafter_s"] = float(draft_stall) if draft_stall is not None else None
         if k == 0:
             spec["serving_ttft_s"] = out["serving_ttft_s"]
+    note = _queueing_note(out, batch, output_len)
+    if note:
+        out["warnings"].append(note)
+
+
+PREFILL_SHARE_QUEUES = 0.5  # the share of the device's time arriving prefills take beyond which a new one often waits
+
+
+def _queueing_note(out: dict, batch: int, output_len: int) -> str:
+    """Where the arriving prompts' prefills take more than PREFILL_SHARE_QUEUES of the device's time at `batch` in flight,
+    (B t_stall / O) / (t_token + B t_stall / O), plain or speculating, that a new prompt often waits behind another's, so
+    that the serving TTFT (one stall) is a lower bound (qa354: unsaid where prefills took 60% of a RAG service's time);
+    '' else."""
+    def share(part: dict, per_token_s: float) -> float:
+        prefills = batch * part["prefill_stall_s"] / output_len
+        return prefills / (per_token_s + prefills)
+
+    plain = share(out, out["step_time_s"])
+    spec = out.get("spec")
+    speculating = (share(spec, spec["iteration_time_s"] / spec["tau"])
+                   if spec and spec.get("prefill_stall_s") is not None and spec["k"] > 0 else None)
+    if batch <= 1 or max(plain, speculating or 0.0) <= PREFILL_SHARE_QUEUES:
+        return ""
+    return (f"at {batch:,} in flight the arriving prompts' prefills take {100 * plain:.0f}% of the device's time"
+            + (f" ({100 * speculating:.0f}% with speculation)" if speculating is not None else "")
+            + ": a new prompt often waits behind another's prefill, which the serving TTFT (its own stall after one step) "
+            "leaves out, so read it as a lower bound")
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

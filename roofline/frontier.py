@@ -704,8 +704,8 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 continue  # it cannot beat what is found (qa95: a cap of 8 configs missed a cheaper one)
             if tried == REFINE_CONFIGS_MAX:
                 left = sum(g[1] < bar for g in gaps[n:])
-                failed.append((bound, f"{left} more configs' gaps that could be cheaper (at most {REFINE_CONFIGS_MAX} "
-                               "are swept)"))
+                failed.append((bound, f"{left} more configs' gaps that could be cheaper (the batches between swept ones "
+                               f"are computed for at most {REFINE_CONFIGS_MAX} configs)"))  # (qa354: 'swept' read as the sweep's)
                 break
             tried += 1
             batch = int(row["batch"])
