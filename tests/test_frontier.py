@@ -669,7 +669,7 @@ def test_refine_sweeps_the_gap_likely_cheapest_first(monkeypatch):
             rows = rows[rows["fits_in_memory"] & (rows["tokens_per_s_per_user"] >= speed)]
             assert found[kind]["row"]["cost_usd_per_million_tokens"] == pytest.approx(
                 rows["cost_usd_per_million_tokens"].min(), rel=1e-9), (speed, kind)
-            assert "at most 2 are swept" in found[kind]["notes"][0]  # the cap said, with the gaps that could still win
+            assert "computed for at most 2 configs" in found[kind]["notes"][0]  # the cap said, with the gaps that could still win
 
 
 @pytest.mark.slow
