@@ -1582,6 +1582,20 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
     return f"Speedup of speculative decoding at {k_note}\n" + "; ".join(key)
 
 
+def _batch_line_frames(df: pd.DataFrame, meta: dict) -> tuple:
+    """The frame of a figure of lines against the batch, per alpha and without speculation (throughput, serving):
+    (figure, panels, models, subset note, meta shown: _panel_frames, a legend beside and one y axis; whether it
+    speculates; the alphas drawn, their note and colours; dots where the batches are few; a tree's depth, 'depth 3' or
+    'its depth', None without a tree: a tree sweeps one depth, scenario's qa345)."""
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
+    alphas, alpha_note = _line_alphas(df)
+    depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
+    depth = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if meta.get("tree_nodes") else None
+    return (fig, panels, models, note, meta, speculate, alphas, alpha_note, _alpha_colors(alphas),
+            df["batch"].nunique() <= 24, depth)
+
+
 def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
     (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its one depth), up to the largest
@@ -1589,13 +1603,8 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     under any k. Needs two batch sizes (qa190: one drew a lone dot a panel, between unreadable ticks)."""
     if not _any_fit(df) or df["batch"].nunique() < 2:
         return None
-    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
-    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
-    alphas, alpha_note = _line_alphas(df)
-    color = _alpha_colors(alphas)
-    dots = df["batch"].nunique() <= 24
-    depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]  # a tree sweeps one depth (scenario: qa345)
-    best_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if meta.get("tree_nodes") else "best k"
+    fig, panels, models, note, meta, speculate, alphas, alpha_note, color, dots, depth = _batch_line_frames(df, meta)
+    best_name = depth or "best k"
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
         base = _baseline_rows(sub)
@@ -1642,20 +1651,14 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     (`prompt`, `output_len`: the serving_* columns of grid.SERVING_COLUMNS, arriving prompts' prefills included), at
     the points that fit: per alpha at the k of least serving TPOT (`_least_tpot_rows`; a tree's one depth), ringed
     where that k is below the decode-best k (best_k), and without speculation (baseline_serving_time_per_output_token_s);
-    the top alpha's line (the lowest) labelled at a few points, under each (above, where it loses), with its serving
-    speedup and k. A panel's context far from the request's mean context is said (its decode priced there). Needs the
+    the top alpha's serving speedup and k at a few batches in a row at each panel's foot, those points edged black on
+    its line. A panel's context far from the request's mean context is said (its decode priced there). Needs the
     serving columns, two batch sizes and a point that fits."""
     if ("serving_time_per_output_token_s" not in df or not _any_fit(df) or df["batch"].nunique() < 2):
         return None
-    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
-    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
-    alphas, alpha_note = _line_alphas(df)
-    color = _alpha_colors(alphas)
-    dots = df["batch"].nunique() <= 24
-    tree = bool(meta.get("tree_nodes"))
-    depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
-    k_name = (f"depth {depths[0]}" if len(depths) == 1 else "its depth") if tree else "k ≥ 1 of least TPOT"  # (qa354:
-    # a line above plain decoding's read as the best of every k, 0 among them)
+    fig, panels, models, note, meta, speculate, alphas, alpha_note, color, dots, depth = _batch_line_frames(df, meta)
+    tree = depth is not None
+    k_name = depth or "k ≥ 1 of least TPOT"  # (qa354: a line above plain decoding's read as the best of every k, 0 among them)
     ringed = False
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
