@@ -572,8 +572,8 @@ def predict(
         # a prefix every sequence shares is part of each prompt (qa288: a 10-token prefill's TTFT beside a 1,000-token
         # prefix, unsaid; warned until qa354, whose numbers described no request)
         shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, prompt, where, high_is=(
-            f"the prompt's {prompt:,} tokens: a prefix every sequence shares is part of each prompt (give {flag('prompt')} "
-            "as the whole prompt, the prefix included)"))
+            f"the prompt's {prompt:,} tokens: a prefix every sequence shares is part of each prompt; give {flag('prompt')} "
+            "as the whole prompt, the prefix included"))
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where, high_is=f"the context, {context:,}"
                                 + ("" if context_given else f", the default: give {flag('context')}, or {flag('output_len')} "
                                    f"beside {flag('prompt')} for a request's mean context")  # (qa349: a default unsaid)

@@ -530,8 +530,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                           f"{points:,} points")
     if prompt is not None and max(configs["shared_prefix"]) > prompt:  # as predict (qa349: a sweep did not say it;
         # qa354: warned, its serving columns described no request)
-        raise field_error(where, "shared_prefix", f"at most the prompt's {prompt:,} tokens: a prefix every sequence "
-                          "shares is part of each prompt (give prompt as the whole prompt, the prefix included)",
+        raise field_error(where, "shared_prefix", f"at most the prompt's {prompt:,} tokens (a prefix every sequence "
+                          "shares is part of each prompt: give prompt as the whole prompt, the prefix included)",
                           max(configs["shared_prefix"]))
     if max(configs["shared_prefix"]) > axes["context"].min():
         raise field_error(where, "shared_prefix", f"at most the smallest context of the sweep ({int(axes['context'].min()):,} "

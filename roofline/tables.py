@@ -650,10 +650,11 @@ def _host_work_text(p: dict) -> str:
 
 
 def _drafter_stall_text(spec: dict) -> str:
-    """' (the drafter's own prefill of it, 7.42 ms, in it)' where a drafter model prefills an arriving prompt beside the
-    target (api._serving_terms' prefill_stall_drafter_s), else ''."""
+    """' (what the drafter's own prefill of it adds, 2.65 ms, in it)' where a drafter model prefills an arriving prompt
+    beside the target (api._serving_terms' prefill_stall_drafter_s: what it adds to a batched pass, below its lone
+    prefill, draft_prefill_s, under mixed_prefill; qa355), else ''."""
     drafter_s = spec.get("prefill_stall_drafter_s")
-    return f" (the drafter's own prefill of it, {format_seconds(drafter_s)}, in it)" if drafter_s else ""
+    return f" (what the drafter's own prefill of it adds, {format_seconds(drafter_s)}, in it)" if drafter_s else ""
 
 
 def _serving_text(part: dict, p: dict) -> str:

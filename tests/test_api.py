@@ -1094,8 +1094,8 @@ def test_a_shared_prefix_longer_than_the_prompt_is_refused():
     from roofline.errors import RooflineWarning
 
     with pytest.raises(RooflineError, match=r"^predict: shared_prefix: expected an integer in 0\.\.10 \(the prompt's 10 "
-                                            r"tokens: a prefix every sequence shares is part of each prompt \(give prompt "
-                                            r"as the whole prompt, the prefix included\)\), found 1000$"):
+                                            r"tokens: a prefix every sequence shares is part of each prompt; give prompt "
+                                            r"as the whole prompt, the prefix included\), found 1000$"):
         roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)
     with pytest.raises(RooflineError, match="the prompt's 1,000 tokens"):  # past the mean context (1,100) too
         roofline.predict("h100-sxm", "llama-3.1-8b", 8, shared_prefix=4096, prompt=1000, output_len=200)
@@ -1104,9 +1104,15 @@ def test_a_shared_prefix_longer_than_the_prompt_is_refused():
         said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)["warnings"]
         assert not any("prompt" in w and "prefix" in w for w in said)
     # vllm-v0 caches none: said (qa354: silent, its max batch halved beside vllm's)
-    said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024, engine="vllm-v0")["warnings"]
+    v0 = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024, engine="vllm-v0")
     assert ("vllm-v0 caches no prefix (prefix_cached false): the shared prefix of 1,000 tokens is held by each sequence "
-            "(the memory and max batch here) and prefilled with every prompt") in said
+            "(the memory and max batch here) and prefilled with every prompt") in v0["warnings"]
+    from roofline.tables import predict_table
+
+    assert "shared prefix 1,000 (held by each sequence, read by each sequence)" in predict_table(v0).splitlines()[0]
+    bare = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, engine="vllm-v0")["warnings"]
+    assert ("vllm-v0 caches no prefix (prefix_cached false): the shared prefix of 1,000 tokens is held by each sequence "
+            "(the memory and max batch here)") in bare  # no prompt, nothing prefilled
     # the break-even past the engine's cap on sequences, said in the result as the table says it (qa295)
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 256, method="eagle")
     assert p["spec"]["break_even_batch"] > p["sequence_cap"]
@@ -1414,12 +1420,19 @@ def test_predict_prices_speculation_uncached_where_the_engine_turns_its_prefix_c
                     "and not prefilled again"]
     assert not [w for w in on["warnings"] if "turns its prefix cache off" in w]
     from roofline.tables import predict_table
+    from roofline.units import format_seconds
 
     # the speculative memory line says what halved its batch (qa354: blamed on the drafter alone)
     assert ("with the drafter, and the shared prefix held by each sequence while speculating: "
             f"{got['spec']['memory_needed_bytes'] / 1e9:.1f} GB per device)") in predict_table(got)
     assert "held by each sequence while speculating" not in predict_table(on)
     assert "TTFT with drafter" in predict_table(got) and "the prompt prefilled whole while speculating" in predict_table(got)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # n-gram has no drafter's prefill: its speculating TTFT said on a line of its own
+        lookup = roofline.predict("h100-sxm", "llama-3.1-8b", engine=dataclasses.replace(early, speculation_refused=()),
+                                  **{**point, "method": "ngram"})
+    assert (f"  TTFT speculating     {format_seconds(lookup['ttft_with_speculation_s'])}   (the prompt prefilled whole "
+            "while speculating") in predict_table(lookup)
     # spec's arriving prefills are of the whole prompt (qa353: said as the cached 500 tokens)
     assert "+ 15 arriving prefills of 3,000 tokens, each adding" in predict_table(got).split("speculation:")[1]
     assert got["spec"]["prompt_cached_tokens"] == 0 and got["prompt_cached_tokens"] == 2500

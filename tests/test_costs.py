@@ -531,3 +531,24 @@ def test_early_sglang_holds_its_lm_head_whole_and_a_dense_model_under_its_layout
     assert p["operators"]["lm_head"]["flops"] == pytest.approx(2.0 * v3.lm_head_params * 256 / 4, rel=1e-9)
     dense = roofline.predict("h100-sxm", "llama-3.1-70b", engine="sglang", tp=2, dp_attention=4)
     assert any("describe no SGLang setup" in w for w in dense["warnings"])
+
+
+def test_a_prefills_attention_flops_take_each_layers_entries_averaged_over_its_queries():
+    """qa355: reverting operator_costs to entries_read at the queries' mean position passed every test. By hand for
+    gpt-oss-120b's 256-token prefill (a 128-token window on its sliding layers): each group's layers x attention_flops
+    at the brute-force mean of the entries each query reads; the old form 13% above it."""
+    from roofline.costs import attention_flops
+    from roofline.model import load_model
+
+    model = load_model("gpt-oss-120b")
+    dep = deployment(model)
+    d_qk, d_v = model.attention_dims_per_query_head(True)
+    got = float(operator_costs(model, 1, 256, 0, dep, logit_tokens=1, prefill=True)["attention"][0])
+
+    def flops(read) -> float:
+        return sum(layers * float(attention_flops(model.heads, d_qk, d_v, 256.0, read(g))) / dep.tp
+                   for g, layers in zip(model.groups, dep.stage_group_layers(model)))
+
+    brute = flops(lambda g: np.mean([float(model.entries_read(g, p)) for p in range(1, 257)]))
+    at_mean = flops(lambda g: float(model.entries_read(g, 128.5)))
+    assert got == pytest.approx(brute, rel=1e-5) and at_mean > 1.1 * got  # (float32 sums in the table)

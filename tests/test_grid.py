@@ -990,15 +990,17 @@ def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():
 def test_a_shared_prefix_longer_than_the_request_s_prompt_is_refused():
     """qa349: predict warned of it, a sweep priced a 1-token prefill in silence; qa354: warned, the serving columns
     described no request (a prefix every sequence shares is part of each prompt). Said before the context's bound."""
-    with pytest.raises(RooflineError, match=r"^s\.yaml: shared_prefix: expected at most the prompt's 4,000 tokens: a prefix "
-                                            r"every sequence shares is part of each prompt \(give prompt as the whole "
+    with pytest.raises(RooflineError, match=r"^s\.yaml: shared_prefix: expected at most the prompt's 4,000 tokens \(a prefix "
+                                            r"every sequence shares is part of each prompt: give prompt as the whole "
                                             r"prompt, the prefix included\), found 4100$"):
         scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": [0, 4100],
                             "axes": {"batch": [1], "context": [4200]}}, "s.yaml")
     with pytest.raises(RooflineError, match="at most the prompt's 1,000 tokens"):  # past the mean context too
         scenario_from_dict({**_serving_scenario(), "prompt": 1000, "output_len": 500, "shared_prefix": 2000}, "s.yaml")
     sc = scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": 4000}, "s.yaml")
-    assert max(sc.shared_prefix) == 4000  # the whole prompt shared: taken
+    assert max(sc.shared_prefix) == 4000  # the whole prompt shared: taken, a token more not (qa355: the bound unpinned)
+    with pytest.raises(RooflineError, match="found 4001$"):
+        scenario_from_dict({**_serving_scenario(), "prompt": 4000, "output_len": 400, "shared_prefix": 4001}, "s.yaml")
 
 
 def test_a_sweep_of_a_shared_prefix_says_how_each_engine_holds_prefills_and_reads_it():

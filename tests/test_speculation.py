@@ -904,3 +904,37 @@ def test_a_verify_pass_under_its_speculating_engine_gives_that_passs_bytes_and_t
         assert np.allclose(got[key], want[key]), key
     plain = speculative_metrics(hw, model, 64, 8192, 0, 0.7, engine=mixed, **kw)  # k = 0: the engine's own, read once
     assert float(plain["bytes_per_token"]) < 0.6 * float(got["bytes_per_token"])
+
+
+def test_a_drafters_prefill_stall_is_its_models_arrival_stall_on_its_device_beside_one_token_a_sequence():
+    """qa355: every parameter of drafter_prefill_stall_s survived mutation (verify tokens, host work, the drafter's
+    layout, its device, the shared prefix, the running batch). By hand: engine.arrival_stall_s of the drafter's model
+    (a draft model at its own layout; an EAGLE head as drafter_spec makes it), beside a draft pass of one token for
+    each of the running sequences, on the drafter's device with that device's engine values, without host work."""
+    from roofline.engine import arrival_stall_s
+    from roofline.serving import load_engine
+    from roofline.speculation import drafter_deployment, drafter_prefill_stall_s, drafter_spec
+
+    h100, l4 = load_hardware("h100-sxm"), load_hardware("l4")
+    target, draft = load_model("llama-3.1-70b"), load_model("llama-3.2-1b")
+    dep = deployment(target, tp=4)
+    vllm = load_engine("vllm").for_hardware(h100)
+
+    def by_hand(method, drafter_model, hw, elsewhere, prompt, running, prefix):
+        spec = drafter_spec(method, target, drafter_model, None)
+        engine = (vllm.for_other_hardware(hw) if elsewhere else vllm)
+        bare = dataclasses.replace(engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
+        return float(arrival_stall_s(hw, spec, prompt, running, drafter_deployment(method, spec, dep, elsewhere), bare, 1, prefix))
+
+    for method, drafter_model, draft_hw in (("draft", draft, None), ("draft", draft, l4), ("eagle", None, None)):
+        for prompt, running, prefix in ((2000, 32, 0), (3000, 8, 2500)):
+            got = float(drafter_prefill_stall_s(method, target, drafter_model, None, h100, draft_hw, dep, vllm, prompt,
+                                                running, prefix))
+            want = by_hand(method, drafter_model, draft_hw or h100, draft_hw is not None, prompt, running, prefix)
+            assert got == pytest.approx(want, rel=1e-12), (method, draft_hw, prompt, running)
+    # the prefix cached, the running batch and the device each move it (what the mutants dropped)
+    stall = lambda **kw: float(drafter_prefill_stall_s("draft", target, draft, None, h100, kw.get("hw"), dep, vllm,  # noqa: E731
+                                                       3000, kw.get("running", 32), kw.get("prefix", 0)))
+    assert stall(prefix=2500) < 0.5 * stall() and stall(running=1) != stall() and stall(hw=l4) > 2 * stall()
+    assert drafter_prefill_stall_s("ngram", target, None, None, h100, None, dep, vllm, 2000, 32) is None
+    assert drafter_prefill_stall_s("medusa", target, None, None, h100, None, dep, vllm, 2000, 32) is None
