@@ -553,8 +553,9 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1), speculating with the drafter model's own
     prefill of it beside (speculation.drafter_prefill_stall_s); t_draft_prefill that prefill alone
-    (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the baseline's. The speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that
-    turns its prefix cache off then prefills a shared prefix with every prompt); `ttft_s` is plain decoding's."""
+    (speculation.drafter_ttft_s; none for n-gram and Medusa). At k = 0 the speculative columns are the baseline's. The
+    speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that turns its prefix
+    cache off then prefills a shared prefix with every prompt); `ttft_s` is plain decoding's."""
     from roofline.engine import arrival_stall_s, serving_terms, ttft_s
     from roofline.serving import speculating_engine
     from roofline.speculation import drafter_prefill_stall_s, drafter_ttft_s

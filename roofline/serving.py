@@ -479,6 +479,8 @@ def speculating_engine(engine: ServingEngine) -> ServingEngine:
         general = speculating_engine(engine.general) if engine.general is not None else None
         return replace(engine, prefix_cached=False, prefix_read_once=False, general=general)
     return engine
+
+
 _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "graphs", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",

@@ -264,14 +264,22 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
     prefill of its own (medusa)."""
     from roofline.engine import ttft_s
 
+    where = _drafter_prefill_where(method, target, draft, draft_vocab, hw, draft_hw, dep, engine)
+    return None if where is None else ttft_s(*where[:2], prompt, *where[2:], shared_prefix)
+
+
+def _drafter_prefill_where(method, target, draft, draft_vocab, hw, draft_hw, dep, engine) -> tuple | None:
+    """(device, drafter model, its deployment, engine) a drafter's own prefill runs on: drafter_spec's model at
+    drafter_deployment, on `draft_hw` with that device's engine values where it runs elsewhere, else on `hw`; without
+    the engine's host work (in the target's scheduler step, as a draft pass; qa352: paid twice); None for a method
+    without a drafter model (none, ngram) or without a prefill of its own (medusa: its heads run on the last hidden
+    state)."""
     drafter = drafter_spec(method, target, draft, draft_vocab)
-    if drafter is None or drafter.medusa_head:  # Medusa's heads run on the last hidden state: no prefill of their own
+    if drafter is None or drafter.medusa_head:
         return None
-    d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
     on = engine if draft_hw is None else engine.for_other_hardware(draft_hw)
-    # in the target's scheduler step, as a draft pass: the engine's host work is the target's prefill's (qa352: twice)
-    no_host = dataclasses.replace(on, host_per_step_s=0.0, host_per_sequence_s=0.0)
-    return ttft_s(hw if draft_hw is None else draft_hw, drafter, prompt, d_dep, no_host, shared_prefix)
+    return (hw if draft_hw is None else draft_hw, drafter, drafter_deployment(method, drafter, dep, draft_hw is not None),
+            dataclasses.replace(on, host_per_step_s=0.0, host_per_sequence_s=0.0))
 
 
 def drafter_prefill_stall_s(method: str, target: ModelSpec, draft: ModelSpec | None, draft_vocab: int | None,
@@ -286,13 +294,8 @@ def drafter_prefill_stall_s(method: str, target: ModelSpec, draft: ModelSpec | N
     left out, a 70B draft model's prefill 2% of its TPOT)."""
     from roofline.engine import arrival_stall_s
 
-    drafter = drafter_spec(method, target, draft, draft_vocab)
-    if drafter is None or drafter.medusa_head:
-        return None
-    d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
-    on = engine if draft_hw is None else engine.for_other_hardware(draft_hw)
-    no_host = dataclasses.replace(on, host_per_step_s=0.0, host_per_sequence_s=0.0)
-    return arrival_stall_s(hw if draft_hw is None else draft_hw, drafter, prompt, running, d_dep, no_host, 1, shared_prefix)
+    where = _drafter_prefill_where(method, target, draft, draft_vocab, hw, draft_hw, dep, engine)
+    return None if where is None else arrival_stall_s(*where[:2], prompt, running, *where[2:], 1, shared_prefix)
 
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
