@@ -121,7 +121,7 @@ def predict(
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype: bf16 | fp16 | fp32 | fp8 | int8.")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length in tokens: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
     output_len: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="With --prompt: tokens each request generates; adds the time per output token a serving benchmark reads with --batch requests in flight, the arriving requests' prefills included (priced at the request's mean context, prompt + output_len / 2, where --context is left out).")] = None,
-    shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence, at most --prompt's (stored once and, with --prompt, not prefilled again where the engine caches prefixes: its prefix_cached; read once where its attention kernel can).")] = 0,
+    shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence, at most --prompt's (stored once and, with --prompt, not prefilled again where the engine caches prefixes: its prefix_cached, and while speculating its prefix_cached_speculating; read once where its attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | medusa | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes). The output's best k is searched over 0-64 whatever --k is (memory respected), but for a tree, whose tau holds at its depth alone.")] = None,
@@ -696,7 +696,8 @@ def sweep(
     format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
-    """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg).
+    """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg; a
+    scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token).
 
     A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
     from roofline.outputs import check_format, staged_dir
@@ -784,7 +785,8 @@ def plot(
     svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Draw only rows where COLUMN is VALUE (repeatable): tp=8, context=32768, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
 ) -> None:
-    """Re-draw the standard plots from a written table, without recomputing anything.
+    """Re-draw the standard plots from a written table, without recomputing anything (serving_vs_batch too, where the
+    table holds a request's serving columns).
 
     Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another.
     """

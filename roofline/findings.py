@@ -1694,12 +1694,12 @@ def _serving_text(row: pd.Series, meta: dict, plain: bool = False, largest: pd.S
                 f"token of {_n(1e3 * plain_s)} ms with the other requests' prefills, {_n(1e3 * row['step_time_s'])} ms "
                 "decoding alone (`roofline cheapest --serving` ranks by it).")
     spec_s = float(row["serving_time_per_output_token_s"])
-    loaded = (f"; at batch {int(largest['batch']):,}, the largest of that config that fits, "
+    loaded = (f"; at batch {int(largest['batch']):,}, the largest swept of that config that fits, "
               f"{_x(largest['serving_speedup'])} (k = {int(largest['k'])}"
               + (f"; an upper estimate: {OPTIMISTIC}" if optimistic(largest["batch"], largest.get("engine", "")) else "") + ")"
               if largest is not None and int(largest["batch"]) > int(row["batch"]) else "")  # (qa355: the caveat unsaid)
-    others = ("its own prefill alone at batch 1" if int(row["batch"]) <= 1 else  # (qa355: 'the others' at batch 1)
-              "the other requests' prefills included")
+    others = ("no other request's prefill at batch 1" if int(row["batch"]) <= 1 else  # (qa355: 'the others' at batch 1;
+              "the other requests' prefills included")  # qa356: 'its own prefill', which a time per token leaves out)
     return (f" As a serving benchmark reads that point, at batch {int(row['batch']):,} ({request}), the gain is "
             f"{_x(row['serving_speedup'])}: a time per output token of {_n(1e3 * spec_s)} ms with speculation against "
             f"{_n(1e3 * plain_s)} ms without, {others}{loaded} (`roofline cheapest --serving` ranks by it).")
@@ -1770,7 +1770,9 @@ def _serving_cheapest_text(spec: pd.DataFrame, plain: pd.DataFrame, config, meta
         return ""
     s = spec.loc[spec["serving_cost_usd_per_million_tokens"].idxmin()]
     p = plain.loc[plain["baseline_serving_cost_usd_per_million_tokens"].idxmin()]
-    caveat = f"; a lower estimate: {OPTIMISTIC}" if optimistic(s["batch"], s["engine"]) else ""  # (qa355: unsaid here)
+    cap = _above_cap_text(s, meta)  # as the decode-cheapest sentence says them (qa355, qa356: unsaid here)
+    caveat = (f"; its cost assumes {cap} raised" if cap else "") + (
+        f"; a lower estimate: {OPTIMISTIC}" if optimistic(s["batch"], s["engine"]) else "")
     return (f" Those are steady decoding's; priced as a serving benchmark reads each kind (every request's prefill, its "
             f"own included), the cheapest are ${_n(s['serving_cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
             f"{_n(1 / s['serving_time_per_output_token_s'])} tokens/s per user{caveat}) and "

@@ -119,8 +119,10 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
                 base[column] = base[plain_column]
         blank = [c for c in SPECULATIVE_ONLY if c in base]
         base[blank] = float("nan")
-        if "devices" in base:
-            base = base.assign(tokens_per_s_per_device=base["tokens_per_s_per_user"] * base["batch"] / base["devices"])
+        if "devices" in base:  # its throughput, the one its cost is of (qa356: a serving view's per-user speed x batch,
+            # which leaves out each request's own prefill, above its serving throughput)
+            throughput = base["tokens_per_s"] if "tokens_per_s" in base else base["tokens_per_s_per_user"] * base["batch"]
+            base = base.assign(tokens_per_s_per_device=throughput / base["devices"])
         plain.append(base)
     plain = pd.concat(plain).drop_duplicates(subset=[c for c in CONFIG if c in df]).assign(decoding="plain")
     return pd.concat([plain, spec], ignore_index=True)

@@ -1706,9 +1706,12 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         prompt, output_len = int(meta["prompt"]), int(meta["output_len"])
         request = f"{prompt:,}-token prompts, {output_len:,} output tokens"
         mean = request_context("scenario.json", prompt, output_len, sets_context=False)
-        far = sorted({int(c) for c in df["context"].unique() if far_from_request(c, mean)})
-        far_note = (f"context {', '.join(format_context(c) for c in far)}: far from the request's mean context, {mean:,} "
-                    "(its decode priced there)" if far else "")
+        drawn = [int(sub["context"].iloc[0]) for _, sub in panels if len(sub)]  # the panels drawn (qa356: said of one
+        far = sorted({c for c in drawn if far_from_request(c, mean)})  # not drawn, and read as every panel's context)
+        several = sum(c in far for c in drawn) > 1
+        far_note = (f"the {', '.join(format_context(c) for c in far)} panel{'s' if several else ''} "
+                    f"decode{'' if several else 's'} at {'those contexts' if len(far) > 1 else 'that context'}, far from "
+                    f"the request's mean context of {mean:,}" if far else "")
     else:  # a table without its scenario.json (plot of a bare results file): the columns hold a request, unnamed
         request, far_note = "its request, named in the sweep's scenario.json", ""
     top = f"the {_alpha_label(alphas[-1], meta)}" if speculate and len(alphas) > 1 else "its line's"

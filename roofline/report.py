@@ -85,9 +85,12 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
 
 def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence; of the scenario's `prompt` where it
-    gives a request, the sweep's own ttft_s: qa347, a request's ttft_s replaced by the context's) per row."""
+    gives a request, the sweep's own ttft_s: qa347, a request's ttft_s replaced by the context's) per row, a drafting
+    row's (k > 0) under its engine as it speculates (serving.speculating_engine: a prefix cache off then, the prefix
+    prefilled whole)."""
     from roofline.engine import ttft_s
     from roofline.grid import LABEL_COLUMNS, config_labels
+    from roofline.serving import speculating_engine
     from roofline.speculation import drafter_ttft_s
 
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
@@ -104,10 +107,13 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
             rows &= layout[name] == value
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         prompts = contexts if sc.prompt is None else np.full(contexts.shape, float(sc.prompt))  # a request's prompt
-        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, cfg.engine, cfg.shared_prefix))
-        target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, prompts,
-                           cfg.shared_prefix)
+        spec_engine = speculating_engine(cfg.engine)  # (qa356: a cache off while speculating, priced on)
+        drafting = rows & (df["k"].to_numpy() > 0)
+        for engine, part in ((cfg.engine, rows & ~drafting), (spec_engine, drafting)):
+            t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, engine, cfg.shared_prefix))
+            target[part] = np.broadcast_to(t, contexts.shape)[idx[part[rows]]]
+        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, spec_engine,
+                           prompts, cfg.shared_prefix)
         if d is not None:
             draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))

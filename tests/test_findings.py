@@ -1942,7 +1942,7 @@ def test_a_request_s_generic_finding_says_what_a_serving_benchmark_reads(tmp_pat
     r, f = _run_text(tmp_path, "name: specreq2\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nprompt: 2000\n"
                                "output_len: 300\naxes:\n  batch: [1, 8, 128]\n  k: [5]\n  alpha: [0.9]\n")
     top, last = r.df.loc[r.df["speedup"].idxmax()], r.df.loc[r.df["batch"].idxmax()]
-    assert int(top["batch"]) < 128 and (f"; at batch 128, the largest of that config that fits, {_x(last['serving_speedup'])} "
+    assert int(top["batch"]) < 128 and (f"; at batch 128, the largest swept of that config that fits, {_x(last['serving_speedup'])} "
                                         "(k = 5; an upper estimate: with a serving engine, speculative gains at batch 32 "
                                         "and above run optimistic) (`roofline cheapest --serving` ranks by it).") in f.text, f.text
     r, f = _run("eagle-on-hopper")  # no request: nothing said of it

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -1533,6 +1534,10 @@ def test_cheapest_serving_ranks_a_request_s_sweep_as_a_benchmark_reads_it(tmp_pa
         assert 1 / tpot >= 20
     frontier = pd.read_csv(tmp_path / "out" / "f.csv")
     assert set(frontier["ranked_by"]) == {"serving"}
+    # one throughput a row, the one its cost is of (qa356: plain rows' per device was per-user speed x batch, above it)
+    assert np.allclose(frontier["tokens_per_s_per_device"] * frontier["devices_in_use"], frontier["tokens_per_s"])
+    rent = frontier["cost_usd_per_million_tokens"] * frontier["tokens_per_s"] * 3600 / 1e6 / frontier["devices_in_use"]
+    assert np.allclose(rent, 3.0, rtol=1e-4)  # h100-sxm's $3.00 a device-hour, over that throughput
     code, _, err = roofline("cheapest", tmp_path / "out" / "results.parquet", "--serving")
     assert code == 0, err
 

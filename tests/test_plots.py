@@ -1553,7 +1553,7 @@ def test_the_serving_figure_of_per_position_rates_a_memory_limit_and_a_far_conte
     assert [b for b, _ in _speedup_row(ax)] and all(text.endswith(("k=2", "k=3")) for _, text in _speedup_row(ax))
     assert any("speculation does not fit" in t.get_text() and "plain decoding fits to" in t.get_text() for t in ax.texts)
     title = fig._suptitle.get_text().replace("\n", " ")
-    assert "context 8k: far from the request's mean context, 2,150 (its decode priced there)" in title, title
+    assert "the 8k panel decodes at that context, far from the request's mean context of 2,150" in title, title
     assert "its line's serving speedup and k" in title
 
 

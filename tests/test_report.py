@@ -482,3 +482,21 @@ def test_a_question_finding_leaves_out_a_draft_model_of_another_tokenizer(tmp_pa
     assert none_left and not (kept["k"] > 0).any() and (kept["k"] == 0).all()
     assert said.startswith(" Left out, as no setup of the engine runs them: draft model qwen3-0.6b has a vocabulary")
     assert _without_refused_speculation(r.df, ())[1] == ""  # without the scenario's draft named, nothing to check
+
+
+def test_a_reports_prefill_columns_price_a_drafting_row_as_its_engine_speculates(tmp_path):
+    """qa356: sglang-early's speculating rows' ttft_s and draft_ttft_s were the cached prefix's, where predict gave the
+    whole prompt's (its radix cache is off under EAGLE)."""
+    import roofline
+    from roofline.report import run_scenario
+
+    path = tmp_path / "sp.yaml"
+    path.write_text("name: sp\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nengine: sglang-early\n"
+                    "shared_prefix: 3000\nprompt: 4000\noutput_len: 200\naxes:\n  batch: [8]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path), echo=False)
+    plain, spec = (r.df[r.df["k"] == k].iloc[0] for k in (0, 3))
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 8, engine="sglang-early", method="eagle", k=3, alpha=0.8,
+                         prompt=4000, output_len=200, shared_prefix=3000)
+    assert plain["ttft_s"] == pytest.approx(p["ttft_s"], rel=1e-9)  # plain decoding: the prefix cached
+    assert spec["ttft_s"] + spec["draft_ttft_s"] == pytest.approx(p["ttft_with_speculation_s"], rel=1e-9)
+    assert spec["ttft_s"] > 2.5 * plain["ttft_s"] and spec["draft_ttft_s"] == pytest.approx(p["draft_prefill_s"], rel=1e-9)
