@@ -29,6 +29,7 @@ import re
 import shlex
 import subprocess
 import tempfile
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -1231,7 +1232,9 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     if os.path.dirname(_canonical(path)) == builtins or (not os.path.islink(path) and
                                                           os.path.dirname(os.path.realpath(path)) == builtins):
         raise RooflineError(f"{path}: is a built-in profile; nothing removed")
-    problem = problem or _error_of(kind, path, extra_dirs)
+    with warnings.catch_warnings():  # its validity checked, its warnings not said: the file is going (qa356: a removed
+        warnings.simplefilter("ignore")  # scenario's four context notes printed)
+        problem = problem or _error_of(kind, path, extra_dirs)
     if problem and not force:  # qa191: a broken file that says type: model went by `hw remove`, a YAML of notes by
         # `scenarios remove`: a file that is no valid profile of this kind is removed on --force alone
         raise RooflineError(f"{path}: is no valid {kind} profile ({problem.removeprefix(f'{path}: ')[:160]}); nothing "

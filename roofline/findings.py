@@ -1028,7 +1028,8 @@ def _prefix_prefill_text(df: pd.DataFrame, hw: str, model: str, context: int, p0
     length = prompt or context  # the tokens the report's ttft_s prefills: the request's prompt, else the context
     rest = ("all but the last token of it cached" if p1 >= length else
             f"prefilled past the {_ctx(p1)} of the prefix {engine} holds cached")
-    return (f" Its prefill gains too: the target's prefill of a request's prompt takes {_n(t1.iloc[0])} s against "
+    return (f" Its prefill gains too: the target's prefill of a request's {int(length):,}-token prompt takes "  # (qa356:
+            f"{_n(t1.iloc[0])} s against "  # its length unsaid)
             f"{_n(t0.iloc[0])} s {'unshared' if p0 == 0 else f'with {_ctx(p0)} of it shared'} "
             f"({_x(t0.iloc[0] / t1.iloc[0])} sooner), {rest} (prefix_cached; the `ttft_s` column; a drafter's own "
             "prefill, `draft_ttft_s`, comes beside it).")

@@ -1658,6 +1658,12 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     assert roofline("scenarios", "new", "sc1", "--from", "kv-caps-batch")[0] == 0
     code, out, err = roofline("scenarios", "remove", "sc1")
     assert code == 0 and not (tmp_path / "sc1.yaml").exists() and "now names" not in err
+    # a scenario whose sweep would warn (a context far from its request's mean): removed without its warnings (qa356)
+    code, _, err = roofline("scenarios", "new", "sc2", "--from", "eagle-on-hopper", "--set", "prompt=1024",
+                            "--set", "output_len=256")
+    assert code == 0 and "axes.context" in err  # the copy's own note, said where it is made
+    code, out, err = roofline("scenarios", "remove", "sc2")
+    assert code == 0 and out == f"removed {tmp_path / 'sc2.yaml'}\n" and "warning" not in err, err
     code, _, err = roofline("models", "remove", "nope")
     assert code == 2 and "unknown model 'nope'" in err and "Traceback" not in err
     # qa189: a copy named vllm was refused for vllm-v0's sake, which then takes the built-in's; a broken file could not

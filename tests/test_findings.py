@@ -1978,7 +1978,7 @@ def test_the_shared_prefix_finding_says_whether_the_engine_caches_it_and_its_pre
                 "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16, 64]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
     r, f = _report_finding(tmp_path / "v1", scenario.format("vllm"))
     t0, t1 = (r.df.loc[r.df["shared_prefix_tokens"].eq(p), "ttft_s"].iloc[0] for p in (0, 2048))
-    assert (f"Its prefill gains too: the target's prefill of a request's prompt takes {_n(t1)} s against {_n(t0)} s "
+    assert (f"Its prefill gains too: the target's prefill of a request's 4,096-token prompt takes {_n(t1)} s against {_n(t0)} s "
             f"unshared ({_x(t0 / t1)} sooner), prefilled past the 2k of the prefix vllm holds cached (prefix_cached; the "
             "`ttft_s` column; a drafter's own prefill, `draft_ttft_s`, comes beside it).") in f.text
     assert "It takes the prefix held once (prefix caching)" in f.text
@@ -2022,3 +2022,15 @@ def test_a_request_s_cheapest_sentence_says_the_serving_costs_of_its_two_points(
             "speculative gains at batch 32 and above run optimistic) and "  # batch 64 (qa355: the caveat unsaid here)
             f"${_n(p['baseline_serving_cost_usd_per_million_tokens'])} plain (") in tail, tail
     assert f": {_n(1 / p['baseline_serving_time_per_output_token_s'])} tokens/s per user; `roofline cheapest --serving`" in tail
+
+
+@pytest.mark.slow
+def test_the_serving_cheapest_point_says_an_engine_cap_it_assumes_raised(tmp_path):
+    """qa356: the decode-cheapest sentence said sglang's cap of 48 sequences while speculating, the serving-cheapest
+    one, at batch 64 too, did not."""
+    r, f = _run_text(tmp_path, "name: capped\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: sglang\nmethod: eagle\n"
+                               "shared_prefix: [0, 512]\nprompt: 2000\noutput_len: 300\naxes:\n  batch: [1, 64]\n  k: [0, 2]\n"
+                               "  alpha: [0.7]\n")
+    tail = f.text.split("priced as a serving benchmark reads each kind")[1]
+    spec = tail.split(" with speculation (")[1].split(") and $")[0]
+    assert "batch 64" in spec and "its cost assumes sglang's cap of 48 sequences while speculating raised" in spec, spec
