@@ -1470,3 +1470,20 @@ def test_predict_says_the_serving_ttft_is_a_lower_bound_where_prefills_busy_the_
             "serving TTFT (its own stall after one step) leaves out, so read it as a lower bound") in p["warnings"]
     light = roofline.predict("h100-sxm", "llama-3.1-8b", 16, prompt=1024, output_len=256)
     assert not [w for w in light["warnings"] if "prefills take" in w]
+
+
+def test_the_queueing_note_s_threshold_and_batch_one_and_a_far_context_s_bound():
+    """qa355: the queueing note's threshold, its batch-1 guard and far_from_request's bound survived mutation."""
+    from roofline.api import PREFILL_SHARE_QUEUES, _queueing_note
+    from roofline.scenario import FAR_CONTEXT_SHARE, far_from_request
+
+    def point(batch, share):  # a plain point whose prefills take `share` of the device's time: B s / O = share / (1 - share)
+        stall = share / (1.0 - share) * 0.01 * 100 / batch
+        return {"step_time_s": 0.01, "prefill_stall_s": stall}
+
+    assert PREFILL_SHARE_QUEUES == 0.5
+    assert _queueing_note(point(16, 0.5), 16, 100) == ""  # at the threshold: not said
+    assert _queueing_note(point(16, 0.51), 16, 100).startswith("at 16 in flight the arriving prompts' prefills take 51%")
+    assert _queueing_note(point(1, 0.9), 1, 100) == ""  # one request: nothing waits behind another
+    assert FAR_CONTEXT_SHARE == 0.25
+    assert not far_from_request(1250, 1000) and far_from_request(1251, 1000) and far_from_request(749, 1000)
