@@ -1031,24 +1031,29 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
     to_cached = own - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
-    with_new, without = (step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)
-                         ["step_time_s"] for tokens in (decoding + new, decoding))
-    cross_s = (_attention_s(hw, model, dep, engine, decoding + new, running) - _attention_s(hw, model, dep, engine, decoding, running)
-               - _attention_s(hw, model, dep, engine, new, 1))
-    return np.clip(with_new - without - cross_s + to_cached, 0.0, own)
+    passes = [(tokens, logits, step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=logits, prefill=True,
+                                            with_operators=dep.pp == 1))  # at pp 1 their operators give a(n) too
+              for tokens, logits in ((decoding + new, running), (decoding, running), (new, 1))]
+    (with_new, without, alone) = (_attention_s(hw, model, dep, engine, tokens, logits, None if dep.pp > 1 else metrics)
+                                  for tokens, logits, metrics in passes)
+    cross_s = with_new - without - alone
+    return np.clip(passes[0][2]["step_time_s"] - passes[1][2]["step_time_s"] - cross_s + to_cached, 0.0, own)
 
 
 ATTENTION_OPERATORS = ("attention", "indexer")  # the operators whose work grows with the pairs of tokens a pass attends
 
 
-def _attention_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens, logit_tokens):
+def _attention_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens, logit_tokens,
+                 metrics: dict | None = None):
     """a(n) of arrival_stall_s: the time of the attention operators (ATTENTION_OPERATORS) in a prefill-shaped pass of one
     sequence of `tokens`, their kernel latencies aside (a pass of any width launches them alike); at pp > 1 pp times the
     mean stage's, every layer of the round trip with its own attention (qa353: the busiest stage's, scaled, put
-    gpt-oss's full-attention layers on every stage: +23% at pp 8)."""
+    gpt-oss's full-attention layers on every stage: +23% at pp 8). `metrics`: that pass's step_metrics with operators,
+    where the caller has them at pp 1 (not computed twice)."""
     stage = dep.mean_stage() if dep.pp > 1 else dep
-    ops = step_metrics(hw, model, 1, tokens, 0, stage, engine=engine, logit_tokens=logit_tokens, prefill=True,
-                       with_operators=True)["operators"]
+    ops = (metrics if metrics is not None else
+           step_metrics(hw, model, 1, tokens, 0, stage, engine=engine, logit_tokens=logit_tokens, prefill=True,
+                        with_operators=True))["operators"]
     time_s = sum(ops[name]["time_s"] - ops[name]["kernel_latency_s"] for name in ATTENTION_OPERATORS if name in ops)
     return dep.pp * time_s
 

@@ -64,6 +64,7 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
+    speculating_engine,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -377,7 +378,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 + f" (prefix_read_once {str(e.prefix_read_once).lower()})"
                 + (", and while speculating held and read by each sequence" + (" and prefilled whole" if sc.prompt is not None
                                                                                else "") + " (prefix_cached_speculating false)"
-                   if e.prefix_cached and not e.prefix_cached_speculating and any(c.method != "none" for c in out) else "")))
+                   if speculating_engine(e) is not e and any(c.method != "none" for c in out) else "")))
         alike: dict[str, list[str]] = {}
         for name, how in treats.items():  # engines that treat it alike in one clause
             alike.setdefault(how, []).append(name)
@@ -557,7 +558,6 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     speculative terms are the engine's as it speculates (serving.speculating_engine: an engine that turns its prefix
     cache off then prefills a shared prefix with every prompt); `ttft_s` is plain decoding's."""
     from roofline.engine import arrival_stall_s, serving_terms, ttft_s
-    from roofline.serving import speculating_engine
     from roofline.speculation import drafter_prefill_stall_s, drafter_ttft_s
 
     prompt, output_len = sc.prompt, sc.output_len
