@@ -341,6 +341,43 @@ def _drop_value_comment(node, key: str) -> None:
         items[key][2] = None
 
 
+WAS_REMARK = re.compile(r"was (.*?): ")  # the start of a remark _remark_old_values rewrote
+
+
+def _yaml_scalar(value: object) -> str:
+    """A scalar as YAML writes it (true, null, 1.5 ms)."""
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _remark_old_values(doc, pairs: list, unchanged: set[str]) -> None:
+    """The remark at the end of a scalar field's line, said of the value a `set` replaces, begun with that value
+    (`prefix_cached_speculating: true  # was false: off under EAGLE in these releases (source)`; it stood beside the new
+    value as if said of it). The first value is kept through later sets, and the remark given back bare where a set
+    restores it."""
+    for keys, value in pairs:
+        if value is None or isinstance(value, (dict, list)) or ".".join(keys) in unchanged:
+            continue
+        node = doc
+        for part in keys[:-1]:
+            node = (node[int(part)] if part.isdigit() and int(part) < len(node) else None) if isinstance(node, list) \
+                else node.get(part) if hasattr(node, "get") else None
+            if node is None:
+                break
+        items = getattr(getattr(node, "ca", None), "items", None)
+        token = items.get(keys[-1], [None, None, None])[2] if isinstance(items, dict) else None
+        old = node.get(keys[-1]) if hasattr(node, "get") else None
+        if token is None or isinstance(old, (dict, list)) or not str(token.value).lstrip().startswith("#"):
+            continue
+        text = str(token.value)
+        at = text.index("#") + 1
+        remark = text[at:].lstrip(" ")
+        was = WAS_REMARK.match(remark)
+        first = was.group(1) if was else _yaml_scalar(old)  # the value the remark was written of
+        bare = remark[was.end():] if was else remark
+        restored = _same_value(first, value) or first == _yaml_scalar(value)
+        token.value = text[:at] + " " + (bare if restored else f"was {first}: {bare}")
+
+
 def _anchored_pairs(kind: str, pairs: list, folder: Path) -> list:
     """`pairs` (keys, value) with each profile path given to a field that names a profile (_anchored_keys) made
     absolute from the working folder (_anchored, given)."""
@@ -1419,6 +1456,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)
+    _remark_old_values(doc, pairs, unchanged)
     _apply(doc, pairs, str(path), _field_order(kind), kept)
     unordered = _unordered(kind, doc, shape, set_here, str(path))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes

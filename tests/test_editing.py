@@ -115,7 +115,7 @@ def test_hw_set_keeps_comments_order_and_formatting(roofline, tmp_path):
     path.write_text(original)
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "memory_bandwidth=1.1 TB/s", "efficiency.compute=0.75")
     assert code == 0, err
-    expected = (original.replace("memory_bandwidth: 1.0 TB/s   # stream", "memory_bandwidth: 1.1 TB/s   # stream")
+    expected = (original.replace("memory_bandwidth: 1.0 TB/s   # stream", "memory_bandwidth: 1.1 TB/s   # was 1.0 TB/s: stream")
                         .replace("  compute: 0.7\n", "  compute: 0.75\n"))
     assert path.read_text() == expected
     code, _, err = roofline("hw", "set", "lab-gpu", "efficiency.compute=1.5", "--profiles", tmp_path)
@@ -2000,6 +2000,24 @@ def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_
                                      "# the model's header\nmodel: llama-3.1-8b\n")
     set_fields("scenario", "d", ["hardware=h200"], (tmp_path,))  # qa235: a block list to one value kept the next header
     assert (tmp_path / "d.yaml").read_text().endswith("hardware: h200\n# the model's header\nmodel: llama-3.1-8b\n")
+
+
+def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_back_restores_it(tmp_path):
+    """qa353: `engines set` left "off under EAGLE in these releases" beside prefix_cached_speculating: true."""
+    from roofline.editing import set_fields
+
+    path = tmp_path / "e.yaml"
+    path.write_text("type: scenario\nname: e\nhardware: h100-sxm   # the lab's GPU\nmodel: llama-3.1-8b\n"
+                    "tp: 1    # as served\n")
+    set_fields("scenario", "e", ["hardware=h200", "model=llama-3.1-70b"], (tmp_path,))
+    def text():  # ruamel keeps a remark's column
+        return re.sub(r" +#", " #", path.read_text())
+
+    assert "hardware: h200 # was h100-sxm: the lab's GPU\nmodel: llama-3.1-70b\n" in text()  # no remark: none added
+    set_fields("scenario", "e", ["hardware=b200"], (tmp_path,))  # the first value stays the one the remark was said of
+    assert "hardware: b200 # was h100-sxm: the lab's GPU\n" in text()
+    set_fields("scenario", "e", ["hardware=h100-sxm", "tp=1"], (tmp_path,))  # set back: the remark as it was
+    assert path.read_text().endswith("hardware: h100-sxm   # the lab's GPU\nmodel: llama-3.1-70b\ntp: 1    # as served\n")
 
 
 @pytest.mark.slow
