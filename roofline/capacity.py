@@ -17,6 +17,7 @@ On the busiest device (layout.py, costs.py):
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1]
                 + 4 B * vocabulary * sampler_logit_copies * S [the stage holding the LM head: the last, or the only one]
     D, N      = the devices of a pipeline stage, tp * dp_attention, and of the replica, D * pp
+    f         = memory_fraction, or memory_fraction_by_devices' f_N of the largest N <= N (SGLang 0.4 by tp size)
     S         = sampler_sequences, or sampler_sequences_small where M is under 70 GiB or on an A100 (serving.py)
 
 `extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
@@ -76,7 +77,8 @@ def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep
 def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None) -> str:
     """Where the usable memory comes from, as predict prints it: "vllm's 0.9 of 85.5 GB less 3.39 GB reserved" or
     "the hardware profile's 90% of 85.5 GB"."""
-    if engine is None or engine.memory_fraction is None:
+    f = None if engine is None else engine.memory_fraction_for(dep.devices)
+    if f is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     memory = format_si(hw.engine_mem_bytes, "B")
@@ -86,9 +88,10 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         if free_bytes(hw, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
-        return f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {memory} leaves beside them{less}"
+        return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
     less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
-    return f"{engine.name}'s {engine.memory_fraction:g} of {memory}{less}"
+    at = f" at {dep.devices} devices" if engine.memory_fraction_by_devices else ""
+    return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 
 
 def free_bytes(hw: HardwareSpec, weights_bytes, reserve_bytes):
@@ -99,9 +102,10 @@ def free_bytes(hw: HardwareSpec, weights_bytes, reserve_bytes):
 
 def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None, weights_bytes=0.0):
     """usable (module docstring): what a device gives weights (`weights_bytes`: W) and KV cache under `engine`."""
-    if engine is None or engine.memory_fraction is None:
+    f = None if engine is None else engine.memory_fraction_for(dep.devices)
+    if f is None:
         return hw.usable_mem_bytes
-    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
+    reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     if engine.memory_fraction_of == "free":
         free = free_bytes(hw, weights_bytes, reserve)  # none: the device's memory less R, which W exceeds
         return np.maximum(np.minimum(weights_bytes, hw.engine_mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)

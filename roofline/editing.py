@@ -1784,6 +1784,8 @@ def _shown(value, unit: str) -> str:
         return str(value) if str(value) else "-"
     if isinstance(value, (tuple, list)):  # a list field (an engine's dp_attention_stage_split): its names, or none
         return ", ".join(map(str, value)) or "-"
+    if isinstance(value, dict):  # an engine's memory_fraction_by_devices: {N: f}
+        return ", ".join(f"{v:g} at {k}+" for k, v in value.items()) or "-"
     if unit == "s":
         return format_seconds(value)
     if unit == "params":

@@ -76,7 +76,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      float32 logits of the profiling run's sampler for S sequences: `sampler_sequences`, or
                      `sampler_sequences_small` on a device under 70 GiB or an A100, vLLM's default max_num_seqs).
                      `memory_fraction` null (ideal): the hardware profile's usable_memory_fraction of M, nothing
-                     reserved
+                     reserved. `memory_fraction_by_devices` {N: f_N}: f is f_N of the largest N at most the replica's
+                     devices, memory_fraction below the least N (SGLang 0.4's --mem-fraction-static by tp size)
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -303,6 +304,7 @@ class ServingEngine:
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
     memory_fraction: float | None = None  # None: the hardware profile's usable_memory_fraction (module docstring, memory)
     memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
+    memory_fraction_by_devices: tuple = ()  # ((N, f_N), ...) ascending: the share at a replica of N or more devices
     memory_reserved_bytes: float = 0.0
     memory_reserved_parallel_bytes: float = 0.0  # on top, on a stage of more than one device (tp x dp_attention > 1)
     memory_reserved_per_device_bytes: float = 0.0  # on top, for each device of the replica past the first
@@ -346,9 +348,18 @@ class ServingEngine:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
 
+    def memory_fraction_for(self, devices: int) -> float | None:
+        """f (module docstring, memory) for a replica of `devices` devices: memory_fraction_by_devices' f_N of the
+        largest N <= devices, else memory_fraction (None: the hardware profile's usable_memory_fraction)."""
+        f = self.memory_fraction
+        for n, share in self.memory_fraction_by_devices:  # ascending N
+            if devices >= n:
+                f = share
+        return f
+
     def memory_terms(self) -> tuple:
         """The fields that set a device's memory for weights and KV cache (capacity.py): a cache key."""
-        return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_of, self.memory_reserved_bytes,
+        return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_by_devices, self.memory_fraction_of, self.memory_reserved_bytes,
                 self.memory_reserved_parallel_bytes, self.memory_reserved_per_device_bytes,
                 self.memory_reserved_per_dp_group_bytes, self.sampler_sequences, self.sampler_sequences_small,
                 self.sampler_logit_copies)
@@ -457,6 +468,7 @@ class ServingEngine:
                 "quant_kernels_per_gemm", "nvidia_only",
                 "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "graphs", "eager_launch_s", "costs_from")
         out = {k: getattr(self, k) for k in keys}
+        out["memory_fraction_by_devices"] = {n: f for n, f in self.memory_fraction_by_devices}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
         # per hardware family: [{hardware: GLOB, FIELD: VALUE}] in SI units, as for_hardware applies them
@@ -486,8 +498,8 @@ _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_pe
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
           "expert_parallel", "mla_absorbed_bf16", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
-          "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-          "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
+          "memory_fraction", "memory_fraction_by_devices", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small",
+          "sampler_logit_copies", "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
           "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
@@ -735,6 +747,25 @@ def _memory_fraction(where: str, key: str, value: object) -> float | None:
     return None if value is None else float(value)
 
 
+def _fraction_by_devices(where: str, key: str, value: object) -> tuple:
+    """{"N": f_N} (a profile's mapping, its keys strings of digits as the safe loader wants keys; or a spec's ((N, f_N),
+    ...)) as ((N, f_N), ...) ascending; null or {} for none."""
+    items = value.items() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else None
+    expected = 'a mapping of device counts of 2 or more to fractions in [0.05, 1] ({"2": 0.87, "8": 0.81}), or null'
+    if value is None:
+        return ()
+    try:
+        pairs = [(int(n) if isinstance(n, str) and n.isdigit() and n.isascii() else n, f) for n, f in items] \
+            if items is not None else None
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is None or any(isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 2 <= n <= 1_000_000
+                            or isinstance(f, bool) or not isinstance(f, numbers.Real) or not is_finite(f)
+                            or not 0.05 <= f <= 1 for n, f in pairs):
+        raise field_error(where, key, expected, value)
+    return tuple(sorted((int(n), float(f)) for n, f in pairs))
+
+
 def _memory_of(where: str, key: str, value: object) -> str:
     return check_choice(where, key, value, ("device", "free"))
 
@@ -774,6 +805,14 @@ def _check_cap_flag(where: str, engine: "ServingEngine") -> None:
     if engine.max_running_requests_flag is not None and engine.max_running_requests_speculating is None:
         raise field_error(where, "max_running_requests_flag", "null where max_running_requests_speculating is null "
                           "(there is no cap for the option to raise)", engine.max_running_requests_flag)
+
+
+def _check_share_by_devices(where: str, engine: "ServingEngine") -> None:
+    """Shares by device count are the steps from memory_fraction, the share at fewer devices: they need it (a null
+    memory_fraction took the hardware profile's below the least N and the engine's share above)."""
+    if engine.memory_fraction_by_devices and engine.memory_fraction is None:
+        raise field_error(where, "memory_fraction", "a fraction in [0.05, 1] where memory_fraction_by_devices is set (the "
+                          "share at fewer devices than its least count)", None)
 
 
 def _copies(where: str, key: str, value: object) -> float:
@@ -835,6 +874,7 @@ _VALUE_RULES = {
     "gemm_tile_rows": _tile_rows,
     "window_kv_pool_ratio": _pool_ratio,
     "memory_fraction": _memory_fraction,
+    "memory_fraction_by_devices": _fraction_by_devices,
     "memory_fraction_of": _memory_of,
     "sampler_sequences": _sequences,
     "sampler_sequences_small": _sequences,
@@ -1015,6 +1055,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
+    _check_share_by_devices(where, spec)
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
     _check_dp_lists(where, spec)
@@ -1071,6 +1112,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     )
     _check_dp_lists(where, engine)
     _check_cap_flag(where, engine)
+    _check_share_by_devices(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
     _warn_eager_launch(engine, where)
@@ -1585,6 +1627,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      graphs=check_flag(where, "graphs", data.get("graphs", base.graphs)),
                      **own)
     _check_cap_flag(where, engine)
+    _check_share_by_devices(where, engine)
     _warn_eager_launch(engine, where)
     return engine
 

@@ -1135,6 +1135,8 @@ def _memory_share_text(e) -> str:
         return "the hardware profile's usable_memory_fraction (memory_fraction: null)"
     share = (f"{e.memory_fraction:g} of the memory left beside the weights" if e.memory_fraction_of == "free"
              else f"{e.memory_fraction:g} of the memory")
+    if e.memory_fraction_by_devices:  # SGLang 0.4's share by tp size
+        share += " (" + ", ".join(f"{f:g} at {n}+ devices" for n, f in e.memory_fraction_by_devices) + ")"
     parts = [format_si(b, "B") + what for b, what in ((e.memory_reserved_bytes, ""),
                                                     (e.memory_reserved_parallel_bytes, " more on a stage of more than one device")) if b]
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):

@@ -263,6 +263,27 @@ def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
     assert len(checked) >= 18
 
 
+def test_sglang_earlys_share_is_its_server_args_default_by_tp_size(tmp_path):
+    """SGLang 0.4's server_args.py: mem_fraction_static 0.88 at tp 1, 0.87 from 2, 0.85 from 4, 0.81 from 8, 0.79 from
+    16 devices (attention DP's groups among them), of the device's whole memory, nothing reserved (session 57: the
+    hardware profile's 90% before)."""
+    from roofline.errors import RooflineError
+    from roofline.serving import engine_from_dict
+
+    early, hw = load_engine("sglang-early"), load_hardware("h100-sxm")
+    for tp, dp, want in ((1, 1, 0.88), (2, 1, 0.87), (4, 1, 0.85), (1, 4, 0.85), (8, 1, 0.81), (1, 8, 0.81), (16, 1, 0.79)):
+        dep = deployment(DEEPSEEK, tp=tp, dp_attention=dp)
+        assert usable_bytes_for(hw, DEEPSEEK, dep, early.for_hardware(hw)) == pytest.approx(want * hw.mem_bytes), (tp, dp)
+    base = {"name": "x", "source": "s", "memory_fraction": 0.9}
+    assert engine_from_dict({**base, "memory_fraction_by_devices": {"8": 0.8, "2": 0.85}}).memory_fraction_by_devices == (
+        (2, 0.85), (8, 0.8))  # ascending, the keys read as device counts
+    for bad in ({"1": 0.8}, {"2": 1.5}, {"two": 0.8}, 0.8, [0.8]):
+        with pytest.raises(RooflineError, match="memory_fraction_by_devices: expected a mapping of device counts"):
+            engine_from_dict({**base, "memory_fraction_by_devices": bad})
+    with pytest.raises(RooflineError, match="memory_fraction: expected a fraction in .* where memory_fraction_by_devices is set"):
+        engine_from_dict({"name": "x", "source": "s", "memory_fraction_by_devices": {"2": 0.8}})
+
+
 if __name__ == "__main__":
     design, reserve = reserve_design()
     x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
