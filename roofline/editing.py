@@ -341,19 +341,43 @@ def _drop_value_comment(node, key: str) -> None:
         items[key][2] = None
 
 
-WAS_REMARK = re.compile(r"was (.*?): ")  # the start of a remark _remark_old_values rewrote
+WAS = "(was "  # how a remark _remark_old_values rewrote begins: "(was 3 us) measured ..."
 
 
-def _yaml_scalar(value: object) -> str:
-    """A scalar as YAML writes it (true, null, 1.5 ms)."""
-    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+def _written_value(text: str, node, key, remark: str) -> str | None:
+    """The value of `key` in mapping `node` as the file `text` writes it, between its start and its end-of-line
+    `remark` (None where it does not end on that line: a block scalar, a value over several lines)."""
+    try:
+        line, col = node.lc.value(key)
+    except (AttributeError, KeyError, TypeError):
+        return None
+    lines = text.split("\n")
+    if line >= len(lines) or not lines[line].endswith(remark):
+        return None
+    written = lines[line][col:len(lines[line]) - len(remark)].strip()
+    if not written or written[0] in "|>" or (written[0] in "'\"" and (len(written) < 2 or written[-1] != written[0])):
+        return None
+    return written
 
 
-def _remark_old_values(doc, pairs: list, unchanged: set[str]) -> None:
-    """The remark at the end of a scalar field's line, said of the value a `set` replaces, begun with that value
-    (`prefix_cached_speculating: true  # was false: off under EAGLE in these releases (source)`; it stood beside the new
-    value as if said of it). The first value is kept through later sets, and the remark given back bare where a set
-    restores it."""
+def _same_scalar(written: str, value: object) -> bool:
+    """Whether the scalar a file wrote as `written` is `value` (a set's): equal as YAML reads it, a number as a number
+    (2048 and 2048.0), or one quantity in two units (_same_value)."""
+    try:
+        before = load_yaml_text(written, "the value as written")
+    except RooflineError:
+        before = written
+    if isinstance(before, (int, float)) and isinstance(value, (int, float)) and not isinstance(before, bool) \
+            and not isinstance(value, bool):
+        return float(before) == float(value)
+    return _same_value(before, value) or (isinstance(value, str) and value == written)
+
+
+def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None:
+    """The remark at the end of a scalar field's line, said of the value a `set` replaces, begun with that value as the
+    file wrote it (`prefix_cached_speculating: true  # (was false) off under EAGLE in these releases (source)`; it stood
+    beside the new value as if said of it). The first value is kept through later sets, and the remark given back bare
+    where a set restores it. A comment on the lines below (the next field's) is no remark of this one."""
     for keys, value in pairs:
         if value is None or isinstance(value, (dict, list)) or ".".join(keys) in unchanged:
             continue
@@ -365,17 +389,24 @@ def _remark_old_values(doc, pairs: list, unchanged: set[str]) -> None:
                 break
         items = getattr(getattr(node, "ca", None), "items", None)
         token = items.get(keys[-1], [None, None, None])[2] if isinstance(items, dict) else None
-        old = node.get(keys[-1]) if hasattr(node, "get") else None
-        if token is None or isinstance(old, (dict, list)) or not str(token.value).lstrip().startswith("#"):
+        if token is None or isinstance(node.get(keys[-1]), (dict, list)):
             continue
-        text = str(token.value)
-        at = text.index("#") + 1
-        remark = text[at:].lstrip(" ")
-        was = WAS_REMARK.match(remark)
-        first = was.group(1) if was else _yaml_scalar(old)  # the value the remark was written of
-        bare = remark[was.end():] if was else remark
-        restored = _same_value(first, value) or first == _yaml_scalar(value)
-        token.value = text[:at] + " " + (bare if restored else f"was {first}: {bare}")
+        comment = str(token.value)
+        first = comment.split("\n", 1)[0]  # the end of the field's own line: a remark, or nothing before the newline
+        if "#" not in first or first[:first.index("#")].strip():
+            continue
+        at = first.index("#") + 1
+        remark = first[at:].lstrip(" ")
+        was = None
+        if remark.startswith(WAS):
+            close = remark.find(") ", len(WAS))
+            was = (remark[len(WAS):close], remark[close + 2:]) if close > 0 else None
+        old = was[0] if was else _written_value(text, node, keys[-1], first)
+        if old is None:
+            continue
+        bare = was[1] if was else remark
+        rest = comment[len(first):]
+        token.value = first[:at] + " " + (bare if _same_scalar(old, value) else f"{WAS}{old}) {bare}") + rest
 
 
 def _anchored_pairs(kind: str, pairs: list, folder: Path) -> list:
@@ -914,10 +945,12 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
     if kind == "hardware" and numbers and not {"source", "notes"} & set_here:  # (a model's shape is its config's)
         group = GROUP[kind]
         one = len(numbers) == 1
-        warn(f"{where}: {', '.join(numbers)} set with no source: the header marks {'it' if one else 'them'} set by hand "
-             f"({group} show lists {'it' if one else 'them'}); add where {'it comes' if one else 'they come'} from to the "
-             f"file's notes (roofline {group} edit {Path(where).stem}; the source and notes there are of the values it "
-             "was made from)")
+        copy = HAND_SET in text or MADE_FROM.search(text.split("\ntype:", 1)[0])  # a copy's header lists them (qa358:
+        marked = (f"the header marks {'it' if one else 'them'} set by hand ({group} show lists {'it' if one else 'them'}); "
+                  if copy else "")  # a file of the user's own has no such header)
+        made = "; the source and notes there are of the values it was made from" if copy else ""
+        warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
+             f"from to the file's notes (roofline {group} edit {Path(where).stem}{made})")
     made = MADE_FROM.search(text.split("\ntype:", 1)[0])
     if "source" in written and made and "source" not in already:  # (removed: said by _removed_note; once replaced, the
         # text is the user's own: qa316)
@@ -1456,7 +1489,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)
-    _remark_old_values(doc, pairs, unchanged)
+    _remark_old_values(doc, unix, pairs, unchanged)
     _apply(doc, pairs, str(path), _field_order(kind), kept)
     unordered = _unordered(kind, doc, shape, set_here, str(path))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes

@@ -115,7 +115,7 @@ def test_hw_set_keeps_comments_order_and_formatting(roofline, tmp_path):
     path.write_text(original)
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "memory_bandwidth=1.1 TB/s", "efficiency.compute=0.75")
     assert code == 0, err
-    expected = (original.replace("memory_bandwidth: 1.0 TB/s   # stream", "memory_bandwidth: 1.1 TB/s   # was 1.0 TB/s: stream")
+    expected = (original.replace("memory_bandwidth: 1.0 TB/s   # stream", "memory_bandwidth: 1.1 TB/s   # (was 1.0 TB/s) stream")
                         .replace("  compute: 0.7\n", "  compute: 0.75\n"))
     assert path.read_text() == expected
     code, _, err = roofline("hw", "set", "lab-gpu", "efficiency.compute=1.5", "--profiles", tmp_path)
@@ -2013,11 +2013,30 @@ def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_bac
     def text():  # ruamel keeps a remark's column
         return re.sub(r" +#", " #", path.read_text())
 
-    assert "hardware: h200 # was h100-sxm: the lab's GPU\nmodel: llama-3.1-70b\n" in text()  # no remark: none added
+    assert "hardware: h200 # (was h100-sxm) the lab's GPU\nmodel: llama-3.1-70b\n" in text()  # no remark: none added
     set_fields("scenario", "e", ["hardware=b200"], (tmp_path,))  # the first value stays the one the remark was said of
-    assert "hardware: b200 # was h100-sxm: the lab's GPU\n" in text()
+    assert "hardware: b200 # (was h100-sxm) the lab's GPU\n" in text()
     set_fields("scenario", "e", ["hardware=h100-sxm", "tp=1"], (tmp_path,))  # set back: the remark as it was
     assert path.read_text().endswith("hardware: h100-sxm   # the lab's GPU\nmodel: llama-3.1-70b\ntp: 1    # as served\n")
+    # qa358: the comment heading the next field is no remark of this one; a value with ': ' in it, as the file wrote it,
+    # and set back; a user's remark that starts with "was"; a number set back as a float
+    hw = tmp_path / "lab.yaml"
+    hw.write_text('type: hardware\nname: lab\ndisplay_name: "Lab: GPU 3"   # owner: ops\nkind: gpu\nmemory: 80 GiB\n'
+                  "memory_bandwidth: 3.35 TB/s\npeak_flops:\n  bf16: 989.4 TFLOP/s\n  int8: 1978.9 TOP/s\n  # fp4: none\n"
+                  "on_chip_cache: 50 MB\nlink_bandwidth: 450 GB/s\nlink_latency: 3 us   # was measured: nccl-tests\n"
+                  "# ---- efficiencies ----\nefficiency: {memory: 0.80, compute: 0.8, link: 0.84}\nstep_overhead: 20 us\n"
+                  "source: x\nnotes: y\n")
+    original = hw.read_text()
+    set_fields("hardware", "lab", ["peak_flops.int8=1900 TOP/s", "link_latency=4 us", "display_name=Lab GPU 4"], (tmp_path,))
+    changed = re.sub(r"(?<=\S) +#", " #", hw.read_text())
+    assert "  int8: 1900 TOP/s\n  # fp4: none\n" in changed and "\n# ---- efficiencies ----\n" in changed
+    assert 'display_name: "Lab GPU 4" # (was "Lab: GPU 3") owner: ops\n' in changed
+    assert "link_latency: 4 us # (was 3 us) was measured: nccl-tests\n" in changed
+    set_fields("hardware", "lab", ["peak_flops.int8=1978.9 TOP/s", "link_latency=3000 ns", "display_name=Lab: GPU 3"], (tmp_path,))
+    assert re.sub(r"(?<=\S) +#", " #", hw.read_text()) == re.sub(r"(?<=\S) +#", " #", original.replace("3 us ", "3000 ns "))
+    set_fields("scenario", "e", ["tp=2"], (tmp_path,))
+    set_fields("scenario", "e", ["tp=1.0"], (tmp_path,))
+    assert text().endswith("tp: 1.0 # as served\n")
 
 
 @pytest.mark.slow
