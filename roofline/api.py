@@ -850,7 +850,8 @@ def predict(
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
-                               f"groups have no sequence to decode, and their devices idle through attention; "
+                               f"groups {'has' if idle == 1 else 'have'} no sequence to decode, and {'its' if idle == 1 else 'their'} devices idle "
+                               "through attention; "
                                f"DP-attention needs a batch of at least {dep.dp_attention}")
     if method != "none":
         out["spec"] = predict_speculation(

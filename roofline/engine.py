@@ -960,6 +960,8 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
         runs                 every run of compute-bound batches, [first, last] (qa306: a 110-batch band past the first
                              run went unsaid)
         intensity_at_first_flops_per_byte   the step's arithmetic intensity at first_batch (None with it)
+        compute_bound_operators_at_first    the operators compute-bound at first_batch, most of its operator time
+                             (qa357: not always its GEMMs; MLA's attention at long context alone)
         intensity_at_end_flops_per_byte     the step's intensity at the search's last batch (at long contexts
                              attention's KV reads, which grow with the batch, can keep the step memory-bound at every
                              batch; so can memory-bound experts or norms of an MoE model)"""
@@ -982,13 +984,15 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
         bound = np.concatenate([bound, more_bound])[order]
         intensity = np.concatenate([intensity, more_intensity])[order]
     out = {"first_batch": None, "memory_bound_again": None, "from_batch": None, "intensity_at_first_flops_per_byte": None,
-           "intensity_at_end_flops_per_byte": float(intensity[-1]), "runs": []}
+           "compute_bound_operators_at_first": [], "intensity_at_end_flops_per_byte": float(intensity[-1]), "runs": []}
     if not bound.any():
         return out
     edges = np.diff(np.concatenate([[False], bound, [False]]).astype(np.int8))
     out["runs"] = [[int(batches[i]), int(batches[j - 1])] for i, j in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
     first = int(np.argmax(bound))
     out["first_batch"], out["intensity_at_first_flops_per_byte"] = int(batches[first]), float(intensity[first])
+    at_first = step_metrics(hw, model, int(batches[first]), 1, context, dep, with_operators=True, **kw)["operators"]
+    out["compute_bound_operators_at_first"] = [name for name, op in at_first.items() if bool(np.asarray(op["compute_bound"]))]
     after = ~bound[first:]
     if after.any():
         out["memory_bound_again"] = int(batches[first + int(np.argmax(after))])

@@ -491,9 +491,11 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         none_swept = t["largest_fitting_batch"].isna()  # not one swept batch fits: smaller ones may, and pay
         never = t["break_even_batch"] == 0  # no batch that fits pays (swept, or below the sweep where none swept fits)
         free = t[~t["censored"] & ~none_swept & ~never]
-        parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
+        unrefined = "at least " if meta.get("break_even_refined") is False else ""  # the largest swept batch that pays
+        parts = [f"{unrefined}{int(r.break_even_batch):,} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "")
+                 for h, r in free.iterrows()]
         fitting = t["censored"] & (~none_swept | (t["break_even_batch"] > 0))
-        capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
+        capped = [f"at least {int(r.break_even_batch):,} on {_hw(meta, h)} (" + (f"{_n(r.ridge)} FLOP/B; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
                      f"the largest batch that fits{_at_k(r, 'k_at_break_even', ' at')}; {r.speedup_at_largest_fitting_batch:.2f}× at "
                      f"batch {int(r.largest_fitting_batch)}, the largest swept that fits{_at_k(r, word=', with')}"  # qa101: 148 was k 1's,
@@ -557,8 +559,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            if main_engine(df) == "ideal" else "")
         + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
            "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "
-           "for 128 heads, as under attention data parallelism), compute-bound itself, and there a longer context narrows "
-           "the margin instead." if mla else "")
+           "for 128 heads, as under attention data parallelism), near the derated ridge of today's GPUs (above some, below "
+           "others: `roofline hw show`), and a verify pass's k + 1 queries a sequence read each entry once, k + 1 times "
+           "that: the pass's attention compute-bound, so there a longer context narrows the margin instead." if mla else "")
     )
     cells = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)]
     # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')

@@ -969,6 +969,9 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "acceptance_length": None if sc.acceptance_length is None else dict(zip(("tau", "k"), sc.acceptance_length)),
         "prompt": sc.prompt, "output_len": sc.output_len,  # a request's tokens: the serving columns' (SERVING_COLUMNS)
+        # whether break_even_batch was refined between swept batches (else the largest swept batch that pays: a lower
+        # bound, which the report's findings say; qa357: 'up to batch 5793' of an unrefined one)
+        "break_even_refined": refines_break_even(sc)[0],
         # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is
         # empty on those rows), with where they come from
         "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})

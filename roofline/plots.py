@@ -705,10 +705,12 @@ def footer(fig: Figure, meta: dict, gains: bool = True, steady: bool = True) -> 
         caveat += "\n" + "; ".join(f"under {e} a speculating batch above {c:,} assumes its cap raised "
                                    "(max_running_requests_speculating)" for e, c in caps.items())
     refused = list(dict.fromkeys(e["note"] for e in refusals_drawn(meta)))  # rows drawn no setup of their engine runs
-    said = ("\n" + _balanced_fill(f"drawn as computed, though no setup of their engine runs them: {'; '.join(refused)}",
-                                   max(60, int(fig.get_figwidth() * 17)))) if refused else ""
-    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}{caveat}{said}", ha="right", va="bottom",
-             fontsize=6.5, color="0.45", gid=FOOTER_GID)
+    chars = max(60, int(fig.get_figwidth() * 17))  # a line's characters at 6.5 pt across the figure
+    said = "\ndrawn as computed, though no setup of their engine runs them: " + "; ".join(refused) if refused else ""
+    text = f"predicted by roofline's model, not measured{ideal}{caveat}{said}"
+    text = "\n".join(_balanced_fill(line, chars) if len(line) > chars else line  # qa357: a long caveat ran off the
+                     for line in text.split("\n"))  # figure's left edge on a narrow figure
+    fig.text(0.995, 0.004, text, ha="right", va="bottom", fontsize=6.5, color="0.45", gid=FOOTER_GID)
 
 
 def _balanced_fill(text: str, chars: int) -> str:

@@ -359,6 +359,11 @@ def _other_ridges_text(p: dict) -> str:
     return "".join(f"; {d}'s {r:.1f} for {', '.join(ops.get(d, []))}" for d, r in ridges.items() if d != p["ridge_point_dtype"])
 
 
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+
+
 def _compute_bound_text(p: dict) -> str:
     """'  compute-bound from   batch 314 at context 256 (...)', or none to the search's end with the intensity there,
     or where the flag zigzags the first batch, the first memory-bound one past it and where it stays compute-bound:
@@ -370,24 +375,26 @@ def _compute_bound_text(p: dict) -> str:
                 f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
                 + ("; no batch fits in memory" if p.get("max_batch") == 0 else ""))
     first, fits = cb["first_batch"], p.get("max_batch")
+    bound_ops = cb.get("compute_bound_operators_at_first") or ["its GEMMs"]  # an older JSON: the usual ones (qa357)
     below = cb["intensity_at_first_flops_per_byte"] < p.get("derated_ridge_point_flops_per_byte", 0.0)  # (qa317: read as a
     intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "  # contradiction)
                  f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte"
-                 + (", the step's mean, below the ridge where its GEMMs are above it" if below else "") + ")")
+                 + (f", the step's mean, below the ridge where {_listed(bound_ops)} {'is' if len(bound_ops) == 1 else 'are'}"
+                    " above it" if below else "") + ")")
     if cb["memory_bound_again"] is None:
         text = f"  compute-bound from   batch {first:,} {at} {intensity}"
     else:  # qa304, qa306: runs of compute-bound batches apart (tile padding, kernel latencies)
         runs = [f"{a:,}" if a == b else f"{a:,}-{b:,}" for a, b in cb["runs"]]
         shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]
         last = cb["runs"][-1]
-        listed = f"{', '.join(shown[:-1])} and {shown[-1]}" if len(shown) > 1 else shown[0]  # (qa308: ' and 100-200')
+        listed = _listed(shown)  # (qa308: ' and 100-200')
         gaps = [f"{b + 1:,}" if a - 1 == b + 1 else f"{b + 1:,}-{a - 1:,}"  # qa327: named, not 'the batches between'
                 for (_, b), (a, _) in zip(cb["runs"], cb["runs"][1:])]
         if len(gaps) > 4:
             gaps = ["the batches between them"]
         past = [] if cb["from_batch"] is not None else [f"past {last[1]:,} to {end:,}, the search's end"]
         spans = [*gaps, *past]  # (qa328: 'at 605-608 and 625-640 and past 644')
-        listed_spans = f"{', '.join(spans[:-1])} and {spans[-1]}" if len(spans) > 1 else spans[0]
+        listed_spans = _listed(spans)
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
                 + ("at " if gaps else "") + listed_spans)
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
@@ -447,9 +454,13 @@ def _efficiencies_text(p: dict) -> str:
 def _overhead_bound(p: dict) -> bool:
     """Whether a memory-bound step is set by its overheads (kernel latencies, collectives, host work) more than by its
     bytes: they take under BYTES_SHARE_SAID of the step, and twice the bandwidth leaves over OVERHEAD_LEFT_AT_2X of it
-    (as _rest_text says)."""
-    return (p["bound"] == "memory" and not _host_sets_step(p) and not p.get("launch_bound")
-            and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"]
+    (as _rest_text says); or a compute-bound one by host work added to the device's time, over BYTES_SHARE_SAID of it
+    (_step_aside says how much; qa357: 'compute-bound' of a step 62% host work read as a saturated GPU)."""
+    if _host_sets_step(p) or p.get("launch_bound"):
+        return False
+    if p["bound"] == "compute":
+        return (p.get("host_on_path_s") or 0.0) > BYTES_SHARE_SAID * p["step_time_s"]
+    return (p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"]
             and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
 
 

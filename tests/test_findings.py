@@ -1831,6 +1831,21 @@ def test_the_break_even_heading_says_memory_where_memory_ends_every_cell(tmp_pat
 
 
 @pytest.mark.slow
+def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
+    """qa357: a sweep too large to refine its break-even batches kept the largest swept batch that pays, a lower bound
+    its warning said, and the finding said 'up to batch 5793' as if exact."""
+    r, _ = _run_text(tmp_path, "name: bewide\nquestion: break-even-batch\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                     "engine: ideal\nmethod: eagle\naxes:\n  batch: [1, 8, 64, 2048]\n  context: [128]\n"
+                     "  k: [0, 1, 2, 3, 4, 5]\n  alpha: [0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.72, 0.74, 0.76, 0.78]\n", answer=False)
+    df, ops, meta, _ = question_rows("break-even-batch", r.df, r.ops, r.meta)
+    assert meta["break_even_refined"] is False
+    f = finding("break-even-batch", df, ops, meta, strict=False)
+    assert "speculation pays (at the k that pays longest, of 1-5) up to at least batch 64 on H100 SXM5 (278)" in f.text, f.text
+    refined = finding("break-even-batch", df, ops, {**meta, "break_even_refined": True}, strict=False)
+    assert "of 1-5) up to batch 64 on H100 SXM5 (278)" in refined.text
+
+
+@pytest.mark.slow
 def test_the_break_even_finding_tells_a_users_scenario_to_copy_itself(tmp_path):
     """qa319: a user's scenario with `question: break-even-batch` was told `scenarios new be-vllm --from
     break-even-batch`, which copies the shipped six-GPU scenario, not theirs."""

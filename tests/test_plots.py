@@ -1277,6 +1277,16 @@ def test_a_footer_says_a_speculating_batch_above_an_engines_cap_assumes_it_raise
 
 
 
+def test_a_footer_line_longer_than_the_figure_is_wide_wraps():
+    """qa357: the heatmap's 8.4-inch footer ran its steady-decoding caveat off the figure's left edge."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.4, 5))
+    plots.footer(fig, {"engine": ["vllm"], "method": "draft", "axes": {"batch": [1, 64, 128], "k": [0, 2]}})
+    text = next(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
+    assert "steady decoding: a serving benchmark's time per token adds arriving prompts'" in text
+    assert max(len(line) for line in text.split("\n")) <= int(8.4 * 17), text
+
 @pytest.mark.slow
 def test_the_roofline_figure_reads_its_large_batch_at_the_first_drafter_placement_and_says_so():
     """qa283: with draft_hardware [null, l4] the H100 tp 2 panel filled B = 6 (which fits only with the drafter on the

@@ -1050,7 +1050,36 @@ def test_the_compute_bound_line_says_when_its_intensity_is_below_the_ridge():
     point = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 0, engine="ideal")
     line = next(x for x in predict_table(point).splitlines() if x.startswith("  compute-bound from"))
     assert point["compute_bound"]["intensity_at_first_flops_per_byte"] < point["derated_ridge_point_flops_per_byte"]
-    assert line.endswith("FLOP/byte, the step's mean, below the ridge where its GEMMs are above it)"), line
+    assert point["compute_bound"]["compute_bound_operators_at_first"] == ["mlp", "lm_head"]  # the rows above the ridge
+    assert line.endswith("FLOP/byte, the step's mean, below the ridge where mlp and lm_head are above it)"), line
+
+
+@pytest.mark.slow
+def test_a_compute_bound_step_mostly_host_work_is_said_overhead_bound():
+    """qa357: vllm's batch-512 step of an 8B model, 62% host work added to the device's, was 'compute-bound', where at
+    batch 256 (57%) it was 'overhead-bound'; both now say what sets them, the operators' verdict after it."""
+    import roofline
+    from roofline.tables import predict_table
+
+    point = roofline.predict("h100-sxm", "llama-3.1-8b", 512, 256, engine="vllm")
+    line = next(x for x in predict_table(point).splitlines() if x.startswith("  step time"))
+    assert point["bound"] == "compute" and point["host_on_path_s"] > 0.5 * point["step_time_s"]
+    assert "(overhead-bound: its operators are compute-bound: " in line and "host work, added to the device's time" in line
+    ideal = roofline.predict("h100-sxm", "llama-3.1-8b", 512, 256, engine="ideal")
+    assert "(compute-bound" in next(x for x in predict_table(ideal).splitlines() if x.startswith("  step time"))
+
+
+@pytest.mark.slow
+def test_the_compute_bound_line_names_mla_attention_where_it_alone_is_above_the_ridge():
+    """qa357: DeepSeek-V3 at a 32k context turns compute-bound at batch 273 on H200 by its absorbed attention alone,
+    every GEMM below the ridge; the line said its GEMMs were above it."""
+    import roofline
+    from roofline.tables import predict_table
+
+    point = roofline.predict("h200", "deepseek-v3", 273, 32768, engine="ideal", dp_attention=8, ep=8)
+    line = next(x for x in predict_table(point).splitlines() if x.startswith("  compute-bound from"))
+    assert [name for name, op in point["operators"].items() if op["bound"] == "compute"] == ["attention"]
+    assert line.endswith("the step's mean, below the ridge where attention is above it); 120 fit in memory"), line
 
 
 def test_scenarios_show_lists_the_keys_that_change_what_a_sweep_gives():
