@@ -279,6 +279,27 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
                    "means this file, not the built-in", err=True)
 
 
+def _say_where_found(kind: str, name: str, path: Path) -> None:
+    """After a profile is written: a folder off the search path (qa98: `hw show NAME` then failed until --profiles was
+    given; qa359: `fit --out` there under a built-in's name shadowed nothing, unsaid), or a file of that name earlier on
+    it (qa182: it hid the new one, unsaid)."""
+    from roofline.errors import RooflineError
+    from roofline.profiles import builtin_dir, find_profile, user_dirs
+
+    searched = {d.resolve() for d in (*user_dirs(_dirs()), builtin_dir(kind))}
+    if path.parent.resolve() not in searched:
+        typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {path.parent} "
+                   f"(or in ROOFLINE_PATH) for `{name}` to be found", err=True)
+        return
+    try:
+        first = find_profile(kind, name, _dirs())
+    except RooflineError:  # written and on the path: found, but a note must not turn a write into a failure
+        return
+    if first.resolve() != path.resolve():
+        typer.echo(f"warning: {first} comes first on the search path: `{name}` names that file, not {path} (give "
+                   "this one another name, or name it by its path)", err=True)
+
+
 SET_EXAMPLES = {  # a dotted FIELD=VALUE of each kind's own fields, for `new --set` help
     "hardware": "dotted: peak_flops.bf16='148 TFLOPS', efficiency.memory=0.8",
     "model": "ffn_size=16384, dotted: moe.experts=64 from an MoE model",
@@ -311,23 +332,7 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         path = new_profile(kind, name, from_, set_ or [], dir_, force, _dirs())
         typer.echo(f"wrote {path}")
         _warn_if_builtin_name(kind, path)
-        from roofline.profiles import builtin_dir, user_dirs
-
-        searched = {d.resolve() for d in (*user_dirs(_dirs()), builtin_dir(kind))}
-        if path.parent.resolve() not in searched:  # qa98: `hw show NAME` then failed until --profiles was given
-            typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {path.parent} "
-                       f"(or in ROOFLINE_PATH) for `{name}` to be found", err=True)
-            return
-        from roofline.errors import RooflineError
-        from roofline.profiles import find_profile
-
-        try:
-            first = find_profile(kind, name, _dirs())
-        except RooflineError:  # written and on the path: found, but a note must not turn a write into a failure
-            return
-        if first.resolve() != path.resolve():  # qa182: a file of that name earlier on the search path hid it, unsaid
-            typer.echo(f"warning: {first} comes first on the search path: `{name}` names that file, not {path} (give "
-                       "this one another name, or name it by its path)", err=True)
+        _say_where_found(kind, name, path)
 
     @group.command("set")
     def set_(
@@ -994,7 +999,10 @@ def fit(
     result = run_fit(file, engine, _dirs(), loss=loss, fixed=tuple(fix or ()), per_family=tuple(per_family or ()))
     typer.echo(fit_report(result))
     if out is not None:
-        typer.echo(f"wrote {write_fitted_profile(result, out, force)}")
+        written = write_fitted_profile(result, out, force)
+        typer.echo(f"wrote {written}")
+        _warn_if_builtin_name("engine", written)
+        _say_where_found("engine", written.stem, written)
 
 
 @app.command()

@@ -34,6 +34,7 @@ from roofline.measurements import (
     memory_capped,
     memory_capped_text,
     predict_measurements,
+    row_fingerprints,
 )
 from roofline.model import load_model
 from roofline.serving import DEFAULT_ENGINE
@@ -93,7 +94,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
                             f"--split all to predict every row" + (f", or --split {other})" if other else ")"))
     table = held
     pred = predict_measurements(table, engine, profiles, str(path))
-    in_sample = in_sample_note(pred, path, engine, profiles)
+    in_sample = in_sample_note(pred, path, engine, profiles, table)
     ideal = predict_measurements(table, "ideal", profiles, str(path))
     check_plausible(table.reset_index(drop=True), ideal["predicted"].to_numpy(), str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}
@@ -115,15 +116,16 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
     return out
 
 
-def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ()) -> np.ndarray:
-    """Warn where rows scored are the rows an engine profile predicting them was fitted on (its fitted.file, the same
-    file, and fitted.row_numbers): their errors are in-sample, not a test (qa290: a user's own fit scored 1.6% on its
+def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = (), table: pd.DataFrame | None = None) -> np.ndarray:
+    """Warn where rows scored are the rows an engine profile predicting them was fitted on (the rows of `table`, the
+    file scored, whose measurement.row_fingerprints are among its fitted.row_fingerprints; of a profile fitted before
+    them, its fitted.file, the same file, and fitted.row_numbers): their errors are in-sample, not a test (qa290: a user's own fit scored 1.6% on its
     own rows, every target 'met', where `fit --cv` gave 15.8%). A file named relative is the repository's (a shipped
     profile's measurements/published.csv, as fit._shown_path writes it). Returns which rows are in sample."""
     from roofline.serving import load_engine
 
     root = Path(__file__).resolve().parent.parent
-    counts, sources, paths = {}, set(), {}
+    counts, sources, paths, keyed = {}, set(), {}, {}
     in_sample = np.zeros(len(pred), bool)
     for name in dict.fromkeys(pred["engine_used"]):
         try:
@@ -132,9 +134,16 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
             continue
         fitted = spec.fitted or {}
         file = fitted.get("file")
-        if not file or (Path(file) if Path(file).is_absolute() else root / file).resolve() != Path(path).resolve():
+        prints = set(str(fitted.get("row_fingerprints") or "").split())
+        if prints and table is not None:  # the rows it measured, in whatever file, order or split (qa359)
+            by_row = dict(zip(table["row"].astype(int), row_fingerprints(table)))
+            fitted_rows = {r for r in pred["row"].astype(int) if by_row.get(r) in prints}
+            keyed[name] = "fitted.row_fingerprints"
+        elif not file or (Path(file) if Path(file).is_absolute() else root / file).resolve() != Path(path).resolve():
             continue
-        fitted_rows = {int(r) for r in str(fitted.get("row_numbers") or "").split() if r.isdigit()}
+        else:  # a profile fitted before row_fingerprints: its row numbers in the file it names
+            fitted_rows = {int(r) for r in str(fitted.get("row_numbers") or "").split() if r.isdigit()}
+            keyed[name] = "fitted.file and fitted.row_numbers"
         mask = ((pred["engine_used"] == name) & pred["row"].isin(fitted_rows)).to_numpy()
         scored = pred.loc[mask, "row"]
         in_sample |= mask
@@ -156,8 +165,9 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
         test = (f"`roofline fit {path} --engine {named} --cv` predicts each source from a fit to the others"
                 if len(sources) > 1 else "fit on some runs and score others: convert those with --split heldout, or a "
                 "run on another day under another --source-id, and fit again; `fit --cv` needs two sources")
+        how = " / ".join(dict.fromkeys(keyed[name] for name in counts))
         warn(f"{path}: {sum(counts.values())} of the {len(pred)} rows scored are rows their engine was fitted on ({engines}: "
-             f"{its} fitted.file and fitted.row_numbers): their errors are in-sample, not a test of {it} ({test})")
+             f"{its} {how}): their errors are in-sample, not a test of {it} ({test})")
     return in_sample
 
 

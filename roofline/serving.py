@@ -921,7 +921,7 @@ FITTED_ON_KEYS = ("devices", "models", "methods")  # fitted.fitted_on's entries:
 _FITTED_ON_PARAMETERS = ("kernel_latency", "host_per_step", "host_per_sequence", "allreduce_latency", "all_to_all_latency",
                          "spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence",
                          "quantised_moe_efficiency", "weight_only_efficiency", "overlap_exponent")  # fit.PARAMETERS' keys
-_FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
+_FITTED_KEYS = ("by", "file", "rows", "row_numbers", "row_fingerprints", "date", "rms_log_error", "rms_log_error_at_start", "start",
                 "start_units", "fitted_on", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
 

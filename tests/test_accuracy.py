@@ -104,6 +104,7 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     text = re.sub(r"\nname: vllm\n", "\nname: mine\n", text)
     text = re.sub(r"\n  file: .*\n", f"\n  file: {path}\n", text)
     (tmp_path / "p").mkdir()
+    text = re.sub(r"\n  row_fingerprints: .*\n", "\n", text)  # fitted before them: its row numbers (below: by content)
     (tmp_path / "p" / "mine.yaml").write_text(re.sub(r"\n  row_numbers: .*\n", "\n  row_numbers: 1 2\n", text))
     df = accuracy_table(path, "mine", (tmp_path / "p",), split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
@@ -142,6 +143,33 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     accuracy_table(published, "sglang", split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
     assert len(said) == 1 and "--engine sglang --cv` predicts" in said[0], said
+
+
+def test_a_fitted_row_is_known_by_what_it_measured_in_a_file_rewritten(tmp_path):
+    """qa359: a file converted again with --force (rows reordered, one added) kept row numbers the fit had named, and
+    rows never fitted were said in sample, the fitted ones not."""
+    import re
+    from pathlib import Path
+
+    from roofline.accuracy import accuracy_table
+    from roofline.measurements import load_measurements, row_fingerprints
+
+    path = tmp_path / "mine.csv"
+    rows = [{**ROW, "split": "fit"}, {**ROW, "split": "fit", "batch": "8"}, {**ROW, "batch": "4"}]
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    prints = row_fingerprints(load_measurements(path))
+    assert prints.str.fullmatch(r"[0-9a-f]{10}").all() and prints.nunique() == 3
+    text = (Path(cli.__file__).parent / "engine_profiles" / "vllm.yaml").read_text()
+    text = re.sub(r"\nname: vllm\n", "\nname: mine\n", text)
+    text = re.sub(r"\n  row_numbers: .*\n", "\n  row_numbers: 1 2\n", text)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "mine.yaml").write_text(re.sub(r"\n  row_fingerprints: .*\n", f"\n  row_fingerprints: {prints[0]} {prints[1]}\n", text))
+    pd.DataFrame([{**ROW, "batch": "16"}, rows[2], {**rows[1], "split": "heldout"}, rows[0]],  # reordered, split anew
+                 columns=list(COLUMNS)).to_csv(path, index=False)
+    df = accuracy_table(path, "mine", (tmp_path / "p",), split="all")
+    assert df.sort_values("row")["in_sample"].tolist() == [False, False, True, True]
+    assert row_fingerprints(pd.DataFrame({"batch": [2048], "value": [1.5]})).iloc[0] == \
+        row_fingerprints(pd.DataFrame({"batch": [2048.0], "value": [1.5]})).iloc[0]  # a number whichever dtype read it
 
 
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):

@@ -106,7 +106,7 @@ def test_a_measured_row_that_ran_eagerly_is_predicted_with_its_engine_without_gr
 
 @pytest.mark.slow
 def test_a_graphs_cell_other_than_true_or_false_is_one_line(tmp_path):
-    with pytest.raises(RooflineError, match=r"m.csv: row 2: graphs: expected true, false, or empty \(the engine's own\), found 'eager'"):
+    with pytest.raises(RooflineError, match=r"m.csv: row 2 \(line 3\): graphs: expected true, false, or empty \(the engine's own\), found 'eager'"):
         load_measurements(_rows(tmp_path, ["", "eager"]))
 
 

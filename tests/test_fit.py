@@ -160,6 +160,12 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3)
     assert engine.fitted["rows"] == "16 fit rows of engine vllm"
     assert engine.fitted["start"]["host_per_step"] == pytest.approx(1.5)  # the sourced value, in ms
+    from roofline.measurements import load_measurements, row_fingerprints
+
+    table = load_measurements(fit["file"])  # what each fitted row measured, in row_numbers' order (qa359)
+    by_row = dict(zip(table["row"], row_fingerprints(table)))
+    rows = [int(r) for r in engine.fitted["row_numbers"].split()]
+    assert len(rows) == 16 and engine.fitted["row_fingerprints"].split() == [by_row[r] for r in rows]
     # a copy under another name: its notes first say that the text after them is the starting profile's
     assert engine.notes.startswith("Fitted by `roofline fit` to ") and "describe vllm, the profile this fit started from" in engine.notes
     notes = text[text.index("\nnotes: >-\n") + 1:].splitlines()[1:]
@@ -194,6 +200,19 @@ def test_fit_on_a_file_without_fit_rows_is_one_line_exit_2(tmp_path):
     result = CliRunner().invoke(cli.app, ["fit", str(path)])
     assert result.exit_code != 0
     assert isinstance(result.exception, RooflineError) and "expected at least one row with split = fit" in str(result.exception)
+
+
+@pytest.mark.slow
+def test_fit_out_says_where_the_profile_is_not_found(roofline, tmp_path):
+    """qa359: `fit --out notpath/vllm.yaml --force` wrote a profile under a built-in's name in a folder no lookup
+    searches, without a word, where `engines new --dir` says so: `engines show vllm` still gave the shipped one."""
+    out = tmp_path / "notpath" / "vllm.yaml"
+    out.parent.mkdir()
+    code, _, err = roofline("fit", synthetic_file(tmp_path), "--engine", "vllm", "--fix", "allreduce_latency", "--out", out,
+                            "--force")
+    assert code == 0 and out.exists()
+    assert f"note: {out.parent} is not on the profile search path: name it with --profiles {out.parent}" in err
+    assert "has the name of" in err and "means this file, not the built-in" in err
 
 
 def test_the_residuals_are_logs_of_predicted_over_measured(tmp_path):

@@ -89,8 +89,17 @@ def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, exp
         return
     with pytest.raises(RooflineError) as err:
         load_measurements(path)
-    message = str(err.value)
-    assert message.startswith(str(path)) and expected in message and "\n" not in message
+    message = str(err.value)  # the file line the row starts on beside it (qa359: 'row 3' read as line 3)
+    assert message.startswith(str(path)) and expected.replace("row 2: ", "row 2 (line 3): ") in message and "\n" not in message
+
+
+def test_a_bad_rows_error_names_the_line_it_starts_on_past_a_cell_of_two_lines_and_a_blank_line(tmp_path):
+    """qa359: 'row 3' of an error was file line 4; a quoted cell over two lines and a blank line move it further."""
+    path = write_rows(tmp_path, [{"notes": "two\nlines"}, {}, {"batch": "0"}])
+    text = path.read_text().splitlines()
+    path.write_text("\n".join([*text[:4], "", *text[4:]]) + "\n")  # a blank line above the third row: not a row
+    with pytest.raises(RooflineError, match=r"m.csv: row 3 \(line 6\): batch: expected an integer"):
+        load_measurements(path)
 
 
 def test_a_missing_column_is_named_in_the_header_error(tmp_path):
@@ -262,7 +271,7 @@ def test_a_row_with_its_mean_concurrency_runs_at_it_and_a_mean_above_the_cap_is_
     out = predict_measurements(load_measurements(write_rows(tmp_path, rows)))
     assert list(out["running_batch"]) == [13.5, 16, 13]
     assert out["predicted"][2] < out["predicted"][0] < out["predicted"][1]  # throughput grows with the sequences in flight
-    with pytest.raises(RooflineError, match=r"row 1: concurrency: expected at most the batch \(16"):
+    with pytest.raises(RooflineError, match=r"row 1 \(line 2\): concurrency: expected at most the batch \(16"):
         load_measurements(write_rows(tmp_path, [{"batch": "16", "concurrency": "16.5"}], "over.csv"))
 
 
@@ -1082,7 +1091,7 @@ def test_two_csvs_joined_with_their_headers_and_a_non_csv_out_are_said(tmp_path)
            "method": "none", "k": "0", "quantity": "tokens_per_s_per_user", "value": "150", "split": "fit"}
     one = pd.DataFrame([row], columns=list(COLUMNS)).to_csv(index=False)
     (tmp_path / "both.csv").write_text(one + one)
-    with pytest.raises(RooflineError, match=r"both.csv: row 2: expected a measurement, found the header again"):
+    with pytest.raises(RooflineError, match=r"both.csv: row 2 \(line 3\): expected a measurement, found the header again"):
         load_measurements(tmp_path / "both.csv")
     with pytest.raises(RooflineError, match=r"^--out: expected a .csv file"):
         write_measurements(pd.DataFrame([row]), tmp_path / "c4.json", force=True)
