@@ -1204,7 +1204,7 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
     start = fitted.get("rms_log_error_at_start")
     return [f"  fitted                    {fitted.get('rows', '?')} of {fitted.get('file', '?')} ({fitted.get('date', 'no date')}"
             + (f"; RMS log error {start:g} -> {rms:g}" if isinstance(rms, (int, float)) and isinstance(start, (int, float)) else "") + ")",
-            f"    parameters fitted       {listed['parameters']}" + (f" (held at their start: {listed['fixed']})" if fitted.get("fixed") else ""),
+            f"    parameters of the fit   {listed['parameters']}" + (f" (held at their start: {listed['fixed']})" if fitted.get("fixed") else ""),
             f"    model classes           {listed['model_classes']}",
             f"    device families         {listed['hardware_families']}",
             f"    determined by no row    {listed['not_determined_by_rows']}",
