@@ -917,6 +917,18 @@ def _any_fit(df: pd.DataFrame) -> bool:
     return bool(df["fits_in_memory"].astype(bool).any())
 
 
+def _fitting_panels(panels):
+    """(ax, rows, the rows that fit, plain decoding's rows: _baseline_rows) of each panel where something fits; a panel
+    where nothing does is said so (_nothing_fits) and skipped: the batch-line and Pareto figures' per-panel start."""
+    for ax, sub in panels:
+        fit = sub[sub["fits_in_memory"].astype(bool)]
+        base = _baseline_rows(sub)
+        if fit.empty and base.empty:
+            _nothing_fits(ax)
+            continue
+        yield ax, sub, fit, base
+
+
 def _nothing_fits(ax, plain_max: float = 0.0) -> None:
     """Say that nothing of a panel fits in memory, on a bare frame: no ticks, no grid (its axes would mean nothing),
     except a y axis shared with other panels, whose tick labels the row's other panels read. `plain_max` > 0: a panel
@@ -1607,12 +1619,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         return None
     fig, panels, models, note, meta, speculate, alphas, alpha_note, color, dots, depth = _batch_line_frames(df, meta)
     best_name = depth or "best k"
-    for ax, sub in panels:
-        fit = sub[sub["fits_in_memory"].astype(bool)]
-        base = _baseline_rows(sub)
-        if fit.empty and base.empty:
-            _nothing_fits(ax)
-            continue
+    for ax, sub, fit, base in _fitting_panels(panels):
         best = _ranked_points(fit)
         drafts = fit[fit["k"] > 0]  # a batch where no k >= 1 fits ends the line: its best k 0 would sit on the baseline
         for a in alphas if speculate else ():
@@ -1662,12 +1669,7 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     tree = depth is not None
     k_name = depth or "k ≥ 1 of least TPOT"  # (qa354: a line above plain decoding's read as the best of every k, 0 among them)
     ringed = False
-    for ax, sub in panels:
-        fit = sub[sub["fits_in_memory"].astype(bool)]
-        base = _baseline_rows(sub)
-        if fit.empty and base.empty:
-            _nothing_fits(ax)
-            continue
+    for ax, sub, fit, base in _fitting_panels(panels):
         best = _least_tpot_rows(fit) if speculate else fit.iloc[:0]
         for i, a in enumerate(alphas if speculate else ()):
             g = best[same_alpha(best["alpha"], a)]
@@ -1750,12 +1752,7 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     labels = []
-    for ax, sub in panels:
-        fit = sub[sub["fits_in_memory"].astype(bool)]
-        base = _baseline_rows(sub)
-        if fit.empty and base.empty:
-            _nothing_fits(ax)
-            continue
+    for ax, _, fit, base in _fitting_panels(panels):
         spec = fit[fit["k"] > 0]
         if speculate:
             cloud = spec.iloc[:: max(1, math.ceil(len(spec) / 5000))]  # a background sample, not a million SVG markers
