@@ -1071,12 +1071,15 @@ def serving_terms(t_token_s, t_pass_s, t_stall_s, prefill_s, batch, output_len, 
         time_per_output_token_s = t_token + (B - 1) t_stall / O      (the other B - 1 requests' prefills over O tokens)
         ttft_s                  = t_prefill at B = 1, else t_pass + t_stall      (its prefill mixed into, or between, the
                                                                                   others' decode)
-        tokens_per_s            = B / (t_token + B t_stall / O)      (each request's O tokens over its own decode and
+        tokens_per_s            = B / (t_token + B t_arrive / O)     (each request's O tokens over its own decode and
                                                                       every request's prefill: Little's law)
-        cost_usd_per_million_tokens = cost (t_token + B t_stall / O) / t_token      (the rent over that device time;
-                                                                                     with a decode cost given)"""
+        cost_usd_per_million_tokens = cost (t_token + B t_arrive / O) / t_token     (the rent over that device time;
+                                                                                     with a decode cost given)
+        t_arrive                = t_prefill at B = 1 (a lone request's prefill runs alone: no decode to stall; qa359:
+                                  its stall beside one decoding sequence was priced), else t_stall"""
     t_token_s, batch = np.asarray(t_token_s, dtype=np.float64), np.asarray(batch, dtype=np.float64)
-    busy_s = t_token_s + batch * t_stall_s / output_len  # the device time a token takes, every prefill included
+    arrive_s = np.where(batch <= 1, prefill_s, t_stall_s)  # the device time each request's own prefill takes
+    busy_s = t_token_s + batch * arrive_s / output_len  # the device time a token takes, every prefill included
     out = {"time_per_output_token_s": t_token_s + (batch - 1.0) * t_stall_s / output_len,
            "ttft_s": np.where(batch <= 1, prefill_s, t_pass_s + t_stall_s), "tokens_per_s": batch / busy_s}
     if cost_usd_per_million_tokens is not None:

@@ -724,6 +724,12 @@ def test_serving_terms_are_a_benchmarks_figures_term_by_term():
     assert t["tokens_per_s"] == pytest.approx(4 / (0.010 + 4 * 0.050 / 100))
     assert t["cost_usd_per_million_tokens"] == pytest.approx(2.0 * (0.010 + 4 * 0.050 / 100) / 0.010)
     assert "cost_usd_per_million_tokens" not in serving_terms(0.010, 0.012, 0.050, 0.040, 4, 100)
+    # a lone request's prefill runs alone: its own pass, not a stall beside a decoding sequence (qa359: the sweep's
+    # batch-1 throughput 0.2% off accuracy's)
+    one = serving_terms(0.010, 0.012, 0.050, 0.040, 1, 100, 2.0)
+    assert one["tokens_per_s"] == pytest.approx(1 / (0.010 + 0.040 / 100))
+    assert one["cost_usd_per_million_tokens"] == pytest.approx(2.0 * (0.010 + 0.040 / 100) / 0.010)
+    assert one["time_per_output_token_s"] == 0.010
 
 
 def test_a_mixed_prefill_stall_prices_the_prompts_own_attention_not_one_to_the_decoding_tokens():
