@@ -720,6 +720,9 @@ def predict(
         "usable_memory_bytes": float(mem["usable_memory_bytes"]),
         # the stage that sets memory's (its reserve: the sampler's logits on the last stage alone)
         "usable_memory_text": usable_memory_text(hw, target, dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep, eng),
+        # the engine's share f of the device it applied (memory_fraction_for: by the replica's devices where the profile
+        # gives shares by them; qa361: engine_values said sglang-early's tp-1 0.88 at tp 4), None: the hardware's
+        "engine_memory_fraction": eng.memory_fraction_for(dep.devices),
         "fits_in_memory": fits,
         "max_batch": int(mem["max_batch"]),
         # the stage whose memory sets it, where another than the one the figures above are of (qa251)

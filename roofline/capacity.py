@@ -90,7 +90,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
     less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
-    at = f" at {dep.devices} devices" if engine.memory_fraction_by_devices else ""
+    at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
     return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 
 

@@ -2070,6 +2070,10 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         if key == "host_overlap_speculating":  # qa202: it gives up an overlap that host_overlap false never had
             va, vb = (f"{v} (no effect: host_overlap false)" if not j["host_overlap"] else v for v, j in ((va, ja), (vb, jb)))
         rows.append((key.removesuffix("_s").removesuffix("_bytes"), va, vb, unit))
+    dep = deployment(ref, tp=tp, where="command line")
+    if any(e.memory_fraction_by_devices for e in on):  # the share applied at this layout (qa361: the tp-1 share said)
+        rows.append((f"memory_fraction at {dep.devices} device{'s' if dep.devices > 1 else ''} (applied)",
+                     *(e.memory_fraction_for(dep.devices) for e in on), ""))
     for group in ("kernels_per_layer", "kernels_per_layer_mla"):
         for op in dict.fromkeys([*ja[group], *jb[group]]):
             rows.append((f"{group}.{op}", ja[group].get(op), jb[group].get(op), ""))
@@ -2098,7 +2102,6 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         rows.append(("fitted RMS log error" if same_rows or not both else "fitted RMS log error (each on its own rows: not compared)",
                      *((f.get("rms_log_error") if same_rows else str(f.get("rms_log_error", "-"))) for f in fits),
                      "" if same_rows else "text"))
-    dep = deployment(ref, tp=tp, where="command line")
     rows += _reference_points(tuple((hw, ref, dep, e) for e in on),
                               f"{model_name} decoding on {dep.devices} x {hw.name} (tp {tp}, native precision):")
     return "\n".join(side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows))

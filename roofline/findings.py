@@ -786,6 +786,11 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     clauses = [f"{verb} for {_list(items)}" for verb, items in courses.items()]
     tp = _tp(meta)
     devices = int(df.loc[df["hardware"] == hw0, "devices"].max()) if "devices" in df else tp  # the layout's, not tp alone
+    by_model = (df[df["hardware"] == hw0].groupby(df["model"].astype(str), sort=False)["devices"].max()
+                if "devices" in df else pd.Series(dtype=float))
+    where = (f"{devices} × {_hw(meta, hw0)}" if by_model.nunique() <= 1 else  # each model its own layout (qa361: 8 said
+             f"{_hw(meta, hw0)} (" + _list([f"{int(n)}{' devices' if i == 0 else ''} for {_model(meta, m)}"
+                                            for i, (m, n) in enumerate(by_model.items())]) + ")")  # of a tp 4 one)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
@@ -812,7 +817,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         replicated += "".join(f" {_model(meta, m)}'s {heads[m]} KV heads split {heads[m]} ways, each copied on {tp // heads[m]} "
                               f"of the {tp} devices." for m in copied)
     text = (
-        f"At {_ctx(c_hi)} context on {devices} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
+        f"At {_ctx(c_hi)} context on {where}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch where it fits gives {_list(sp_txt)}."
         + (f" At this context, over the batch sizes that fit, the {'speedup (below 1 at every batch)' if losing else 'gain'} "
@@ -2028,10 +2033,27 @@ def shape_problem(name: str, df: pd.DataFrame, meta: dict) -> str:
     return f"it needs {_list(missing)}" if missing else ""
 
 
+def _first_fitting(df: pd.DataFrame, text: pd.Series, values: list, compared: tuple = ()):
+    """The value a question holds of a column (`values`, `text` its rows' values as text): the first under which a row
+    of every `compared` value (each device a question compares) fits in memory, else the first under which some row
+    fits, else the first (qa361: tp 1 held, where a 70B model fits on no H100 or H200, over tp 4 where it fits on all)."""
+    if "fits_in_memory" not in df:
+        return values[0]
+    fits = df["fits_in_memory"].astype(bool)
+    compared = [c for c in compared if c in df]
+    if compared:
+        every = len(df[compared].drop_duplicates())
+        for v in values:
+            if len(df.loc[fits & (text == str(v)), compared].drop_duplicates()) == every:
+                return v
+    return next((v for v in values if (fits & (text == str(v))).any()), values[0])
+
+
 def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict, str]:
     """The rows a report question answers on, its operators' rows, its meta, and a sentence naming what was set aside:
     for a question of QUESTION_CONFIGS, every other config column the sweep varies (hardware, model, engine, tp,
-    dtypes, ...) held at its first value (the engine at main_engine), in the meta as in the rows, so that its finding
+    dtypes, ...) held at its first value under which a batch fits in memory (_first_fitting; the engine at main_engine),
+    in the meta as in the rows, so that its finding
     and figure describe one config each, not an average of several; a column whose value follows the compared ones
     (each model's native dtype, where the question compares models) is not held, and a question that does not
     compare acceptance rates reads one alpha (the swept one nearest ALPHA_HELD), one of QUESTION_ONE_CONTEXT its first
@@ -2061,23 +2083,29 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             # (the engine is the table's main one, as every other section reads it: qa99 found ideal here, vllm there)
             if (df.assign(_v=text).groupby(df["model"].astype(str))["_v"].nunique() < 2).all():
                 continue  # it follows the compared models (each one's native weight dtype): nothing to hold
-            firsts = df.assign(_v=text).groupby(df["model"].astype(str), sort=False)["_v"].first()
+            firsts = pd.Series({m: _first_fitting(rows, rows[column].astype(str), list(dict.fromkeys(rows[column].tolist())),
+                                                  tuple(c for c in QUESTION_CONFIGS[name] if c != "model"))
+                                for m, rows in df.groupby(df["model"].astype(str), sort=False)}).astype(str)
             df = df[text == df["model"].astype(str).map(firsts)]
             if column in meta:  # qa267: a figure's title named every value, the ones set aside too
                 meta[column] = [v for v in values if str(v) in set(firsts)]
-            kept.append(f"{column.replace('_', ' ')}: each model's first (of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+            kept.append(f"{column.replace('_', ' ')}: each model's first where it fits in memory (of "
+                        f"{', '.join(str(v) if str(v) else 'none' for v in values)})")
             if column in ("tp", "dp_attention", "ep", "pp"):
                 held_layout, layout_said = True, [*layout_said, kept[-1]]
             continue
         first = (main_engine(df) if column == "engine" else
-                 next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
+                 next((v for v in values if v != "none"), values[0]) if column == "method" else  # a drafting one
+                 _first_fitting(df, text, values, QUESTION_CONFIGS[name]))  # qa361: tp 1 of a 70B model held
         df = df[text == str(first)]
         if column in ops:
             ops = ops[ops[column].astype(str) == str(first)]
         if column in meta and column not in ("hardware", "model"):  # those two map names to display names
             meta[column] = [first]
         kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
-                    f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+                    + ("the first where it fits in memory " if column not in ("engine", "method") and str(first) != str(values[0])
+                       else "")
+                    + f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
         if column in ("tp", "dp_attention", "ep", "pp"):
             held_layout, layout_said = True, [*layout_said, kept[-1]]
     if "layouts" in meta and "tp" in df:  # the layouts the held rows keep (a figure's title names them)

@@ -1057,7 +1057,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         drawn_meta = {**meta, **refused_meta(frame, extra_dirs)}  # the figures name them (qa231), as `roofline plot`'s
         for job in standard_jobs(frame, ops, drawn_meta, out_dir, formats=("png", "svg") if svg else ("png",)):
             pool.submit(job)
-        narrowed = narrowed_columns(frame)  # what a figure of too many panels cuts, for the sweep's note
+        narrowed = narrowed_columns(frame, drawn_meta)  # what a figure of too many panels cuts, for the sweep's note
         timings["plot_s"] += time.perf_counter() - t
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]

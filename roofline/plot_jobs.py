@@ -593,7 +593,7 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
 REFUSAL_KEYS = ("engine", "method", "hardware", "model", "weight_dtype", "expert_dtype", "tp", "dp_attention", "ep", "pp")
 
 
-def narrowed_columns(df) -> dict[str, list]:
+def narrowed_columns(df, meta: dict | None = None) -> dict[str, list]:
     """{column: its values left out, in table order} for each column a standard figure of a sweep's rows `df` narrows to a subset
     (plots._panels, as the figures call it, what fits in memory included; hardware where the first panels leave a
     device out): what the sweep's note names (qa242: it named every varying column, cut or not; qa247: taking every
@@ -604,8 +604,9 @@ def narrowed_columns(df) -> dict[str, list]:
         return {}
     from roofline.plots import LAYOUT_DEGREES, _panels
 
-    df = df[[*columns, *(["fits_in_memory"] if "fits_in_memory" in df.columns else [])]].drop_duplicates()
-    by, keys, _ = _panels(df, ("hardware", "model", "context"), {})
+    keep = {"fits_in_memory", "engine", "method", "weight_dtype", "expert_dtype", "tp", "dp_attention", "ep", "pp", "k"}
+    df = df[[*columns, *(c for c in df.columns if c in keep and c not in columns)]].drop_duplicates()  # what refusals match
+    by, keys, _ = _panels(df, ("hardware", "model", "context"), meta or {})  # its refusals, as the figures take them
     out = {axis: [v for v in dict.fromkeys(df[axis]) if v not in {key[i] for key in keys}]  # the values left out (qa250:
            for i, axis in enumerate(by) if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}  # all of them)
     degrees = [i for i, axis in enumerate(by) if axis in LAYOUT_DEGREES]

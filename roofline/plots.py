@@ -261,7 +261,8 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     under which every remaining panel has a point that fits in memory ('TP 4 only'); else, per panel, the first value
     under which that panel has one ('TP: the first that fits, per panel', the value then in each panel's title); else the
     first value. What fits: the rows of `fitting` (default: the rows of `df` whose fits_in_memory is true, when it has
-    that column; none given and no such column: the first value, as if everything fitted)."""
+    that column; none given and no such column: the first value, as if everything fitted), less those at a layout
+    meta's `refused` names (no setup of its engine runs it: plot_jobs.refused_meta)."""
     groups = len(df[list(by)].drop_duplicates())  # a column that only follows the model (expert_dtype) splits no panel
     extras = tuple(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
                    and len(df[[*by, c]].drop_duplicates()) > groups)
@@ -269,6 +270,11 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
     if fitting is None and "fits_in_memory" in df.columns:
         fitting = df[df["fits_in_memory"].astype(bool)]
+    refused = [e for e in meta.get("refused") or [] if isinstance(e, dict)]
+    if fitting is not None and refused:  # a layout no setup of its engine runs is no point that fits (qa361: the
+        from roofline.frontier import refused_rows  # figures kept one every panel titled 'not run by sglang-early')
+
+        fitting = fitting[~refused_rows(fitting, refused)]
     columns = [c for c in by if fitting is not None and c in fitting.columns]
     fit_keys = set(fitting[columns].drop_duplicates().itertuples(index=False, name=None)) if fitting is not None else None
     fits = {key for key in keys if fit_keys is None or tuple(key[by.index(c)] for c in columns) in fit_keys}
@@ -864,7 +870,18 @@ def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, li
     for ax, key in zip(axes, keys):
         _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1))
         panels.append((ax, _panel_rows(df, by, key)))
-    return fig, panels, models, note, _shown_meta(meta, by[3:], [key[3:] for key in keys])
+    return fig, panels, models, note, _drawn_meta(meta, by, keys, 3)
+
+
+def _drawn_meta(meta: dict, by: tuple, keys: list[tuple], grid: int) -> dict:
+    """_shown_meta of the panels `keys` (their config columns past the first `grid`), its `refused` only those of a
+    panel drawn, which the footer names (qa361: every panel runnable, the footer named refusals of a mix of the values
+    they show)."""
+    shown = _shown_meta(meta, by[grid:], [key[grid:] for key in keys])
+    if shown.get("refused"):
+        shown = {**shown, "refused": [e for e in shown["refused"]
+                                      if any(e in refusals_drawn(meta, dict(zip(by, key))) for key in keys)]}
+    return shown
 
 
 _RAW_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # a panel's title before wrapping (its own lines)
@@ -1075,7 +1092,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         fitting = pd.concat([spec_fitting, fitting[[key not in drafted for key in panel_keys(fitting)]]])
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
-    title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
+    title_meta = _drawn_meta(meta, by, keys, 2)
     fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
     op_names = list(dict.fromkeys(ops["operator"]))
     op_color = {op: OPERATOR_COLORS.get(op, "0.5") for op in op_names}  # one colour per operator in every figure

@@ -365,9 +365,12 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     if len(drawn):
         lo, hi = math.floor(math.log2(drawn.min())), math.ceil(math.log2(drawn.max()))
         ticks = max(lo, 0)  # a tick from 1 up: no cap reads 0.5 (a cap of 0, nothing fits, is drawn there; qa282)
-        ax0.set_yticks(2.0 ** np.arange(ticks, max(hi, ticks) + 1, 1 if hi - ticks <= 8 else 2))
+        values = 2.0 ** np.arange(ticks, max(hi, ticks) + 1, 1 if hi - ticks <= 8 else 2)
+        if (caps["max_batch"] < 1).any():  # that row labelled as what it is (qa361: zeros below the lowest tick, unsaid)
+            values = np.concatenate([[0.5], values])
+        ax0.set_yticks(values)
         ax0.set_ylim(2.0 ** lo / 1.15, 2.0 ** max(hi, ticks) * 1.15)
-    ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0: none" if v == 0.5 else f"{v:g}"))
     ax0.yaxis.set_minor_formatter(NullFormatter())
     ax0.set_xlabel("context (tokens)")
     drafters = set(df.loc[df["k"] > 0, "method"].astype(str)) - {"none", "ngram"}  # n-gram lookup holds no drafter

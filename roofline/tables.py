@@ -68,7 +68,7 @@ def predict_table(point: dict) -> str:
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
@@ -204,7 +204,10 @@ def predict_table(point: dict) -> str:
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
                if spec["method"] == "ngram" else
-               f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
+               f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}"
+               + (f" on the draft device, of {format_si(spec['drafter_usable_memory_bytes'], 'B')} usable there"
+                  if spec.get("draft_hardware") and spec.get("drafter_usable_memory_bytes")
+                  else " on the draft device" if spec.get("draft_hardware") else " per device")  # qa361: the share unsaid
                # the figure is the drafter's weights and its KV cache, not its weights alone (session 36's note)
                + (f": its weights ({spec['drafter_weight_dtype']}, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
@@ -357,6 +360,16 @@ def _other_ridges_text(p: dict) -> str:
     they compute in the headline's alone or an older JSON lacks them."""
     ridges, ops = p.get("derated_ridge_points_flops_per_byte") or {}, p.get("operators_by_compute_dtype") or {}
     return "".join(f"; {d}'s {r:.1f} for {', '.join(ops.get(d, []))}" for d, r in ridges.items() if d != p["ridge_point_dtype"])
+
+
+def _needed_of_usable(p: dict) -> str:
+    """'19 GB of 69.3 GB': the memory a point needs and what its devices give, with digits enough to tell them apart
+    (qa361: 'NO (122 GB of 122 GB usable)' at the edge, 122.30 against 122.11)."""
+    needed, usable = p["memory_needed_bytes"], p["usable_memory_bytes"]
+    digits = 3
+    while digits < 8 and format_si(needed, "B", digits) == format_si(usable, "B", digits) and needed != usable:
+        digits += 1
+    return f"{format_si(needed, 'B', digits)} of {format_si(usable, 'B', digits)}"
 
 
 def _listed(names: list[str]) -> str:

@@ -1831,6 +1831,21 @@ def test_the_break_even_heading_says_memory_where_memory_ends_every_cell(tmp_pat
 
 
 @pytest.mark.slow
+def test_a_question_holds_the_first_value_under_which_every_device_it_compares_fits(tmp_path):
+    """qa361: a report held tp 1 of Llama 3.1 70B (the first swept), where only B200 and MI300X fit one sequence, and
+    answered 'throughput peaks at 30.3 tokens/s' of that; the figure's H100 and H200 panels said nothing fits."""
+    r, _ = _run_text(tmp_path, "name: cap70\nquestion: kv-caps-batch\nhardware: [h100-sxm, b200]\nmodel: llama-3.1-70b\n"
+                     "engine: vllm\nmethod: none\ntp: [1, 2, 4, 8]\naxes:\n  batch: [1, 16, 64]\n  context: [8192]\n  k: [0]\n",
+                     answer=False)
+    assert not r.df[(r.df["tp"] == 1) & (r.df["hardware"] == "h100-sxm")]["fits_in_memory"].any()  # the case
+    df, _, meta, kept = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    held = int(df["tp"].iloc[0])
+    assert set(df.loc[df["fits_in_memory"].astype(bool), "hardware"]) == {"h100-sxm", "b200"}
+    assert not r.df[(r.df["tp"] < held) & (r.df["hardware"] == "h100-sxm")]["fits_in_memory"].any()  # the first such
+    assert f"tp {held} the first where it fits in memory (of 1, 2, 4, 8)" in kept, kept
+
+
+@pytest.mark.slow
 def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
     """qa357: a sweep too large to refine its break-even batches kept the largest swept batch that pays, a lower bound
     its warning said, and the finding said 'up to batch 5793' as if exact."""

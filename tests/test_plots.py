@@ -1277,6 +1277,26 @@ def test_a_footer_says_a_speculating_batch_above_an_engines_cap_assumes_it_raise
 
 
 
+@pytest.mark.slow
+def test_a_figure_narrowed_to_one_layout_keeps_one_its_engine_runs_and_names_no_refusal_it_does_not_draw():
+    """qa361: eight panels narrowed to the first layout that fits everywhere kept tp 8 x DP-attention 2, which
+    sglang-early refuses (one device an attention group), each panel 'not run by sglang-early', where tp 16 fits too."""
+    from roofline.grid import scenario_meta
+    from roofline.plot_jobs import refused_meta
+
+    data = {"name": "cap", "hardware": ["h100-sxm", "h200", "b200", "mi300x"], "model": "deepseek-v3", "method": "none",
+            "engine": "sglang-early", "layouts": [{"tp": 8, "dp_attention": 2, "ep": 16}, {"tp": 16}],
+            "axes": {"batch": [1, 32], "context": [4096], "k": [0]}}
+    sc, pairs, df, ops = _tables(data)
+    meta = {**scenario_meta(sc, pairs, len(df)), **refused_meta(df)}
+    assert meta["refused"] and meta["refused"][0]["dp_attention"] == 2
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    titles = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert len(titles) == 4 and all("TP 16" in t and "not run by" not in t for t in titles), titles
+    footer = next(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
+    assert "no setup of their engine runs them" not in footer, footer
+
+
 def test_a_footer_line_longer_than_the_figure_is_wide_wraps():
     """qa357: the heatmap's 8.4-inch footer ran its steady-decoding caveat off the figure's left edge."""
     from matplotlib.figure import Figure

@@ -418,7 +418,7 @@ def test_the_kv_caps_title_names_the_dtypes_its_answer_holds(plotters, tmp_path)
                     "axes: {batch: [1, 16, 256], context: [4096, 32768], k: [1, 2], alpha: [0.8]}\n")
     r = run_scenario(str(path))
     df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
-    assert "kv dtype: each model's first (of bf16, fp8)" in note and set(df["kv_dtype"]) == {"bf16"}
+    assert "kv dtype: each model's first where it fits in memory (of bf16, fp8)" in note and set(df["kv_dtype"]) == {"bf16"}
     assert note.startswith(" This question compares model;"), note  # what this sweep varies (expert dtype follows the model)
     title = plotters["kv-caps-batch"](df, ops, meta)._suptitle.get_text()
     assert "bf16 weights, fp4 experts, bf16 KV," in title, title
@@ -480,14 +480,17 @@ def test_report_figures_count_an_attention_dp_deployments_devices_and_give_its_l
     lowest = r.df.loc[r.df["k"] == 1, "max_batch"].min()
     assert min(caps_axis.get_yticks()) <= lowest <= max(caps_axis.get_yticks())
     assert caps_axis.get_ylim()[0] <= min(caps_axis.get_yticks())
-    # qa282: a cap of 0 (nothing fits on an L4 at 128k) is drawn at 0.5, and no tick reads 0.5
+    # qa282: a cap of 0 (nothing fits on an L4 at 128k) is drawn at 0.5, and no tick reads 0.5; qa361: its row says 0
     path.write_text("name: kv-caps-batch\nhardware: [h200, l4]\nmodel: llama-3.1-8b\nmethod: eagle\n"
                     "axes:\n  batch: [1, 4]\n  context: [1024, 131072]\n  k: [1]\n  alpha: [0.8]\n")
     r = run_scenario(str(path))
     assert (r.df["max_batch"] == 0).any()
     fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
     caps_axis = next(ax for ax in fig.axes if ax.get_title() == "The KV cache caps the batch")
-    assert min(caps_axis.get_yticks()) == 1 and caps_axis.get_ylim()[0] < 0.5
+    fig.canvas.draw()
+    labels = [t.get_text() for t in caps_axis.get_yticklabels()]
+    assert min(caps_axis.get_yticks()) == 0.5 and labels[0] == "0: none" and "0.5" not in labels, labels
+    assert sorted(caps_axis.get_yticks())[1] == 1 and caps_axis.get_ylim()[0] < 0.5
 
 
 def test_the_verify_figure_keys_its_faint_lines_and_names_no_method(plotters, results):
@@ -587,3 +590,4 @@ def test_the_shared_prefix_figure_says_an_engine_without_prefix_caching_stores_i
         titles[engine] = REPORT_PLOTTERS["shared-prefix"](r.df, r.ops, r.meta)._suptitle.get_text()
     assert titles["vllm"].startswith("Shared prefix: stored once, read by each sequence")
     assert titles["vllm-v0"].startswith("Shared prefix: stored by each sequence (no prefix caching), read by each sequence")
+
