@@ -313,9 +313,15 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
                     sel = (part["batch_regime"].to_numpy() == regime) & (part["moe"].to_numpy() == moe)
                     if not sel.any():
                         continue
-                    spec = part["speculative"].to_numpy()[sel]
-                    ax.scatter(measured[sel], predicted[sel], s=28, color=colour, marker=marker, zorder=3 + len(REGIME_COLOURS) - order,
-                               edgecolors=np.where(spec, "black", colour).tolist(), linewidths=np.where(spec, 1.0, 0.0))
+                    inside = (part["in_sample"].to_numpy(bool) if "in_sample" in part else np.zeros(len(part), bool))
+                    for fitted in (False, True):  # a row the engine was fitted on: faded (qa359: drawn as the tests)
+                        pick = sel & (inside == fitted)
+                        if not pick.any():
+                            continue
+                        spec = part["speculative"].to_numpy()[pick]
+                        ax.scatter(measured[pick], predicted[pick], s=28, color=colour, marker=marker,
+                                   zorder=3 + len(REGIME_COLOURS) - order, alpha=0.35 if fitted else 1.0,
+                                   edgecolors=np.where(spec, "black", colour).tolist(), linewidths=np.where(spec, 1.0, 0.0))
             ax.set_xlim(low, high)
             ax.set_ylim(low, high)
             # plain-number ticks as every figure's (matplotlib's minor labels of a narrow range collided: 3x10^2 4x10^2), in
@@ -331,6 +337,8 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
         handles += [Line2D([], [], color="0.4", marker="^", ls="", label="MoE (circles: dense)")] if drawn["moe"].any() else []
         handles += [Line2D([], [], color="0.4", marker="o", markeredgecolor="black", markeredgewidth=1.0, ls="",
                            label="black edge: with speculation")] if drawn["speculative"].any() else []  # drawn filled in
+        handles += [Line2D([], [], color="0.4", marker="o", alpha=0.35, ls="", label="faded: in sample (fitted on it)")] \
+            if "in_sample" in drawn and drawn["in_sample"].astype(bool).any() else []
         handles += [Line2D([], [], color="0.6", marker="s", ls="", label="ideal roofline"),  # its regime's colour
                     Line2D([], [], color="0.85", lw=6, label="within ±15%")]
         # one panel is narrower than four entries a row (qa325: the first and last cut off)

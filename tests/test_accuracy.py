@@ -127,6 +127,19 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
         accuracy.plot_accuracy = real_plot
     written = pd.read_csv(tmp_path / "out" / "accuracy.csv")
     assert written["in_sample"].tolist() == [True, True, False] and "memory_capped" in written
+    from matplotlib.figure import Figure  # qa359: the figure drew the fit's own rows as the tests
+
+    saved = []
+    real_save = Figure.savefig
+    Figure.savefig = lambda fig, *a, **k: saved.append(fig)
+    try:
+        accuracy.plot_accuracy(df, tmp_path / "p.png", "t")
+    finally:
+        Figure.savefig = real_save
+    texts = [t.get_text() for legend in saved[0].legends for t in legend.get_texts()]
+    assert "faded: in sample (fitted on it)" in texts
+    alphas = sorted({c.get_alpha() for ax in saved[0].axes for c in ax.collections if c.get_alpha() is not None})
+    assert 0.35 in alphas and 1.0 in alphas, alphas
     assert "engine mine (2 in sample: not a test):" in titles[0], titles
     # qa310: it suggested `fit --cv`, which needs two sources (one server's rows are one) and named the engine unfound
     assert "`fit --cv` needs two sources" in said[0] and "--cv` predicts" not in said[0], said[0]
