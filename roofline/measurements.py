@@ -823,7 +823,7 @@ def check_plausible(table: pd.DataFrame, ideal_predicted, where: str, converted:
         hint = " (milliseconds written as seconds?)" if timed[i] and slower[i] > 1 else ""
         if converted:  # rows not written yet: the result file and the field they came from (qa106: 'row 5')
             field = "mean_tpot_ms (read as step_time_s = it / 1000)" if timed[i] else "output_throughput"
-            where, what = str(r["source"]), field
+            where, what = re.sub(r" \(result (\d+)\)$", r": result \1", str(r["source"])), field  # as convert's others (qa359)
             hint = " (a unit slip in the result file?)"
         else:
             where, what = f"{where}: row {r['row']}", "value"

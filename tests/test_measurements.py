@@ -1023,7 +1023,7 @@ def test_convert_says_a_speculative_method_without_a_recorded_acceptance_and_ref
     assert set(rows["method"]) == {"eagle"}
     assert any("no result records an acceptance length" in str(w.message) for w in caught)
     path.write_text(json.dumps({**result, "mean_tpot_ms": 8300.0}))
-    with pytest.raises(RooflineError, match=r"plain\.json \(result 1\): mean_tpot_ms \(read as step_time_s = it / 1000\): "
+    with pytest.raises(RooflineError, match=r"plain\.json: result 1: mean_tpot_ms \(read as step_time_s = it / 1000\): "
                        r".* times slower than it \(a unit slip in the result file\?\)"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
 
