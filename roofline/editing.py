@@ -1456,6 +1456,21 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     return "\n".join([*lines[:made + 1], line, *lines[made + 1:]])
 
 
+def _restored_fields(kind: str, text: str, pairs: list, written: set[str], extra_dirs: tuple = ()) -> set[str]:
+    """The fields of a copy (its header's MADE_FROM names the profile it was made from) that `set` gives that
+    profile's value again: no longer set by hand (qa358: the header kept listing them), where that profile still
+    loads."""
+    made = MADE_FROM.search(text.split("\ntype:", 1)[0])
+    if not made:
+        return set()
+    try:
+        parent = _leaves(load_yaml_text(read_text(find_profile(kind, made.group(1), extra_dirs)), made.group(1)) or {})
+    except (RooflineError, OSError):
+        return set()
+    return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None
+            and _same_leaves(parent, ".".join(keys), value)}
+
+
 def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:
     """Change fields of profile `name` in place, keeping comments, order and formatting; validated, atomic."""
     if not assignments:
@@ -1496,7 +1511,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     written = {".".join(keys) for keys, value in pairs  # a kept null is set
                if (value is not None or ".".join(keys) in kept) and ".".join(keys) not in unchanged}
     nulled = {".".join(keys) for keys, value in pairs if value is None} - written  # a field removed is no value set
-    text = _with_hand_set(text, written, nulled)
+    text = _with_hand_set(text, written, nulled | _restored_fields(kind, unix, pairs, written, extra_dirs))
     if kind == "engine" and doc.get("costs_from"):
         text = _without_lineage(text)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)

@@ -2002,6 +2002,19 @@ def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_
     assert (tmp_path / "d.yaml").read_text().endswith("hardware: h200\n# the model's header\nmodel: llama-3.1-8b\n")
 
 
+def test_a_copys_field_set_back_to_its_sources_value_is_no_longer_listed_as_set_by_hand(tmp_path):
+    """qa358: `engines set my-vllm mixed_prefill=true` gave vllm's value back and the header still listed it as set by
+    hand, 'not from the source or notes below'."""
+    from roofline.editing import HAND_SET, hand_set_fields, new_profile, set_fields
+
+    path = new_profile("engine", "my-vllm", "vllm", ["mixed_prefill=false", "host_per_step=2 ms"], out_dir=tmp_path)
+    assert hand_set_fields(path.read_text()) == ["host_per_step", "mixed_prefill"]
+    set_fields("engine", "my-vllm", ["mixed_prefill=true", "host_per_sequence=70 us"], (tmp_path,))
+    assert hand_set_fields(path.read_text()) == ["host_per_sequence", "host_per_step"]
+    set_fields("engine", "my-vllm", ["host_per_step=0 ms", "host_per_sequence=71 us"], (tmp_path,))  # vllm's 0 s
+    assert hand_set_fields(path.read_text()) == ["host_per_sequence"] and HAND_SET in path.read_text()
+
+
 def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_back_restores_it(tmp_path):
     """qa353: `engines set` left "off under EAGLE in these releases" beside prefix_cached_speculating: true."""
     from roofline.editing import set_fields
