@@ -821,12 +821,12 @@ def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, servin
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
     the answer printed); into a sweep's own folder, so a later sweep --force may replace it. `ranked_by`: `serving`
     where the speed and cost columns are a serving benchmark's (--serving: frontier.serving_view), else `decoding`."""
-    from roofline.frontier import devices_in_use
+    from roofline.frontier import as_written, devices_in_use
     from roofline.outputs import add_to_marker
     from roofline.yamlio import write_text_atomic
 
     picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
-    frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)],
+    frontier = as_written(frontier).assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)],
                                devices_in_use=devices_in_use(frontier),  # qa268: the table's devices, a drafter's own too
                                ranked_by="serving" if serving else "decoding")
     write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
@@ -839,7 +839,7 @@ def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether its speeds and costs are decoding's or, with --serving, a serving benchmark's).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
     serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
 ) -> None:

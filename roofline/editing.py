@@ -373,23 +373,49 @@ def _same_scalar(written: str, value: object) -> bool:
     return _same_value(before, value) or (isinstance(value, str) and value == written)
 
 
+def _was_marker(remark: str) -> tuple[str, str] | None:
+    """(the value, the remark after it) of a remark _remark_old_values rewrote, '(was VALUE) remark', None for any other:
+    a quoted VALUE to its closing quote (qa360: a ') ' inside a value ended it there), a flow list or mapping to its
+    closing bracket, a plain one to the first ') '."""
+    if not remark.startswith(WAS):
+        return None
+    body = remark[len(WAS):]
+    ends = {"'": "'", '"': '"', "[": "]", "{": "}"}
+    if body[:1] in ends:
+        close = body.find(ends[body[0]] + ") ", 1)
+        return (body[:close + 1], body[close + 3:]) if close > 0 else None
+    close = body.find(") ")
+    return (body[:close], body[close + 2:]) if close > 0 else None
+
+
 def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None:
-    """The remark at the end of a scalar field's line, said of the value a `set` replaces, begun with that value as the
-    file wrote it (`prefix_cached_speculating: true  # (was false) off under EAGLE in these releases (source)`; it stood
-    beside the new value as if said of it). The first value is kept through later sets, and the remark given back bare
-    where a set restores it. A comment on the lines below (the next field's) is no remark of this one."""
+    """The remark at the end of a field's line, said of the value a `set` replaces, begun with that value as the file
+    wrote it (`prefix_cached_speculating: true  # (was false) off under EAGLE in these releases (source)`; it stood
+    beside the new value as if said of it): a scalar's, or a flow list's or mapping's on one line, set whole or an
+    entry of it (qa360: `speculation_refused=[medusa]` kept its remark, as did `memory_fraction_by_devices.8=0.8`). The
+    first value is kept through later sets, and the remark given back bare where a set restores it. A comment on the
+    lines below (the next field's) is no remark of this one."""
     for keys, value in pairs:
-        if value is None or isinstance(value, (dict, list)) or ".".join(keys) in unchanged:
+        if value is None or ".".join(keys) in unchanged:
             continue
-        node = doc
+        parents = [doc]
         for part in keys[:-1]:
+            node = parents[-1]
             node = (node[int(part)] if part.isdigit() and int(part) < len(node) else None) if isinstance(node, list) \
                 else node.get(part) if hasattr(node, "get") else None
             if node is None:
                 break
+            parents.append(node)
+        if len(parents) < len(keys):
+            continue
+        node, key, new = parents[-1], keys[-1], value
+        flow = getattr(getattr(node, "fa", None), "flow_style", lambda: False)()
+        if flow and len(keys) > 1 and isinstance(node, dict):  # an entry of a flow mapping: its field's remark, of it whole
+            new = {**{str(k): v for k, v in node.items()}, key: value}
+            node, key = parents[-2], keys[-2]
         items = getattr(getattr(node, "ca", None), "items", None)
-        token = items.get(keys[-1], [None, None, None])[2] if isinstance(items, dict) else None
-        if token is None or isinstance(node.get(keys[-1]), (dict, list)):
+        token = items.get(key, [None, None, None])[2] if isinstance(items, dict) and hasattr(node, "get") else None
+        if token is None:
             continue
         comment = str(token.value)
         first = comment.split("\n", 1)[0]  # the end of the field's own line: a remark, or nothing before the newline
@@ -397,16 +423,13 @@ def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None
             continue
         at = first.index("#") + 1
         remark = first[at:].lstrip(" ")
-        was = None
-        if remark.startswith(WAS):
-            close = remark.find(") ", len(WAS))
-            was = (remark[len(WAS):close], remark[close + 2:]) if close > 0 else None
-        old = was[0] if was else _written_value(text, node, keys[-1], first)
+        was = _was_marker(remark)
+        old = was[0] if was else _written_value(text, node, key, first)
         if old is None:
             continue
         bare = was[1] if was else remark
-        rest = comment[len(first):]
-        token.value = first[:at] + " " + (bare if _same_scalar(old, value) else f"{WAS}{old}) {bare}") + rest
+        space = first[at:len(first) - len(remark)]  # as the file spaced it after '#' (qa360: '#stream' came back '# stream')
+        token.value = first[:at] + space + (bare if _same_scalar(old, new) else f"{WAS}{old}) {bare}") + comment[len(first):]
 
 
 def _anchored_pairs(kind: str, pairs: list, folder: Path) -> list:
@@ -1055,6 +1078,20 @@ def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name:
         return None
 
 
+def _shares_by_devices_kept(kind: str, doc, set_here: set[str], where: str) -> None:
+    """A memory_fraction set (for every hardware, or a family's) where memory_fraction_by_devices gives the share at 2
+    or more devices: it holds below the least N only, said (qa360: a copy set to 0.95 still ran 0.81 at 8 devices)."""
+    shares = doc.get("memory_fraction_by_devices") if kind == "engine" else None
+    if not shares or "memory_fraction_by_devices" in set_here:
+        return
+    fields = sorted(f for f in set_here if f == "memory_fraction" or re.fullmatch(r"overrides\.\d+\.memory_fraction", f))
+    if fields:
+        least = min(int(n) for n in shares)
+        warn(f"{where}: {', '.join(fields)} set, but memory_fraction_by_devices ({', '.join(f'{v:g} at {n}+' for n, v in shares.items())}) "
+             f"gives the share from {least} devices on, so it holds below {least} only: set memory_fraction_by_devices=null "
+             "for it to hold at every layout")
+
+
 def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
     """An engine field set by hand that `overrides` entries also set keeps those families' values there: said, one
     warning a field naming every such entry (qa334: sglang's 17 memory_fraction entries were 17 lines), since the
@@ -1223,6 +1260,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _paired_peak_note(kind, source_spec, spec, set_here, str(target))
     _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before, tuple(inherited))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
+    _shares_by_devices_kept(kind, doc, set_here, str(target))
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
         warn(unordered)
@@ -1527,6 +1565,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
     _unsourced_note(kind, written, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
     _family_values_kept(kind, doc, set_here, str(path))
+    _shares_by_devices_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
     if unordered:
         warn(unordered)
@@ -2104,8 +2143,10 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     fits = [(e.fitted or {}) for e in (ea, eb)]
     rows.append(("fitted rows", *(str(f.get("rows", "-")).split(" of engine")[0] for f in fits), "text"))
     both = all(fits)
-    same_rows = both and all(f.get("file") == fits[0].get("file") and f.get("row_numbers") == fits[0].get("row_numbers")
-                             for f in fits)  # qa203: 0.078 on 194 published rows against 0.021 on 8 read as 0.27x
+    prints = [set(str(f.get("row_fingerprints") or "").split()) for f in fits]  # rows by what they measured (qa360)
+    same_rows = both and (prints[0] == prints[1] if all(prints) else
+                          all(f.get("file") == fits[0].get("file") and f.get("row_numbers") == fits[0].get("row_numbers")
+                              for f in fits))  # qa203: 0.078 on 194 published rows against 0.021 on 8 read as 0.27x
     from roofline.tables import fit_edited
 
     edited = [fit_edited(e) for e in (ea, eb)]  # qa340: a copy's hand-set costs reported with its source's fit error

@@ -79,7 +79,32 @@ def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
                     speedup=df["serving_speedup"])  # (qa348: decoding's speedup beside serving speeds)
     if "tokens_per_s_per_device" in df and "tokens_per_s" in df:
         out["tokens_per_s_per_device"] = df["tokens_per_s_per_device"] * out["tokens_per_s"] / df["tokens_per_s"]
+    for name in SERVED:  # decoding's own, for a table written out (as_written)
+        if name in df:
+            out[f"decoding_{name}"] = df[name]
     return out
+
+
+# the columns serving_view replaces, and where a frontier written out puts their serving forms (as_written)
+SERVED = {"tokens_per_s_per_user": "serving_tokens_per_s_per_user",
+          "baseline_tokens_per_s_per_user": "baseline_serving_tokens_per_s_per_user",
+          "cost_usd_per_million_tokens": "serving_cost_usd_per_million_tokens",
+          "baseline_cost_usd_per_million_tokens": "baseline_serving_cost_usd_per_million_tokens",
+          "tokens_per_s": "serving_tokens_per_s", "baseline_tokens_per_s": "baseline_serving_tokens_per_s",
+          "speedup": "serving_speedup", "tokens_per_s_per_device": "serving_tokens_per_s_per_device"}
+
+
+def as_written(frontier: pd.DataFrame) -> pd.DataFrame:
+    """A frontier of serving_view's rows as a file holds it: each column under its documented meaning (decoding's, as a
+    sweep's table has it), the serving forms under SERVED's names (qa362: `cheapest --serving --out` wrote serving
+    costs and speeds as cost_usd_per_million_tokens, tokens_per_s_per_user, speedup, ..., decoding's gone); a frontier
+    of decoding's rows as it is."""
+    kept = [name for name in SERVED if f"decoding_{name}" in frontier]
+    if not kept:
+        return frontier
+    out = frontier.assign(**{SERVED[name]: frontier[name] for name in kept})
+    out = out.assign(**{name: frontier[f"decoding_{name}"] for name in kept})
+    return out.drop(columns=[f"decoding_{name}" for name in kept])
 
 
 def devices_in_use(df: pd.DataFrame) -> pd.Series:

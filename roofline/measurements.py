@@ -385,13 +385,14 @@ def _check_field_counts(path: Path, header_fields: int) -> None:
     with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
         records = csv.reader(handle)
         next(records, None)
-        row = 0
+        row, end = 0, records.line_num
         for fields in records:
+            start, end = end + 1, records.line_num  # the file line the record starts on (qa360: said as the others)
             if not any(f.strip() for f in fields):
                 continue
             row += 1
             if len(fields) != header_fields:
-                raise RooflineError(f"{path}: row {row}: expected {header_fields} fields, as the header has, found "
+                raise RooflineError(f"{path}: row {row} (line {start}): expected {header_fields} fields, as the header has, found "
                                     f"{len(fields)}" + (" (a value with a comma needs quotes)" if len(fields) > header_fields else ""))
 
 
@@ -462,7 +463,7 @@ def _with_file_line(exc: RooflineError, path: Path) -> RooflineError:
         next(reader, None)
         end = reader.line_num
         for record in reader:
-            if record:
+            if any(field.strip() for field in record):  # a line of blanks is no row (the loader skips it; qa360)
                 starts.append(end + 1)
             end = reader.line_num
     row = int(found.group(2))
@@ -732,7 +733,8 @@ def memory_capped_text(rows: pd.DataFrame, most: int = 8) -> str:
             f"weights, the rest waiting in the engine's queue ({shown}{'; ...' if len(rows) > most else ''}): a batch the "
             "row's server ran whole says its memory is larger than the profile's (this cap leaves out the profile's "
             "memory reserve, the most its engine can have held; predict keeps the reserve and fits fewer: raise "
-            "memory_fraction, `roofline engines set NAME memory_fraction=...`, to the share the server was given)")
+            "memory_fraction, `roofline engines set NAME memory_fraction=...`, to the share the server was given; where the "
+            "profile gives shares by device count, memory_fraction_by_devices too, or =null: qa360)")
 
 
 def prefill_stall_s(g, eng: ServingEngine, running):

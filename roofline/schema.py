@@ -249,7 +249,7 @@ def engine_cost_schemas() -> dict:
         "gemm_tile_rows": _range("integer", 0, 1024),
         "window_kv_pool_ratio": _range("number", 0.01, 1, "every sliding-window layer window-capped"),
         "memory_fraction": _range("number", 0.05, 1, "the hardware profile's usable_memory_fraction"),
-        "memory_fraction_by_devices": {"type": ["object", "null"], "propertyNames": {"pattern": "^[1-9][0-9]*$"},
+        "memory_fraction_by_devices": {"type": ["object", "null"], "propertyNames": {"pattern": "^([2-9]|[1-9][0-9]+)$"},
                                        "additionalProperties": {"type": "number", "minimum": 0.05, "maximum": 1},
                                        "description": "{N: f}: the memory share at a replica of N (2 or more) devices "
                                                       "or more; memory_fraction below the least N; null: none"},

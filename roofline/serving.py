@@ -750,15 +750,17 @@ def _memory_fraction(where: str, key: str, value: object) -> float | None:
 def _fraction_by_devices(where: str, key: str, value: object) -> tuple:
     """{"N": f_N} (a profile's mapping, its keys strings of digits as the safe loader wants keys; or a spec's ((N, f_N),
     ...)) as ((N, f_N), ...) ascending; null or {} for none."""
-    items = value.items() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else None
+    items = value.items() if isinstance(value, dict) else value if isinstance(value, tuple) else None  # (a YAML list: no)
     expected = 'a mapping of device counts of 2 or more to fractions in [0.05, 1] ({"2": 0.87, "8": 0.81}), or null'
     if value is None:
         return ()
     try:
-        pairs = [(int(n) if isinstance(n, str) and n.isdigit() and n.isascii() else n, f) for n, f in items] \
-            if items is not None else None
+        pairs = [(int(n) if isinstance(n, str) and re.fullmatch(r"[1-9][0-9]*", n) else n, f) for n, f in items] \
+            if items is not None else None  # '02' no count, as the schema's pattern says (qa360)
     except (TypeError, ValueError):
         pairs = None
+    if pairs is not None and len({n for n, _ in pairs}) != len(pairs):
+        pairs = None  # a count given twice
     if pairs is None or any(isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 2 <= n <= 1_000_000
                             or isinstance(f, bool) or not isinstance(f, numbers.Real) or not is_finite(f)
                             or not 0.05 <= f <= 1 for n, f in pairs):
@@ -809,10 +811,16 @@ def _check_cap_flag(where: str, engine: "ServingEngine") -> None:
 
 def _check_share_by_devices(where: str, engine: "ServingEngine") -> None:
     """Shares by device count are the steps from memory_fraction, the share at fewer devices: they need it (a null
-    memory_fraction took the hardware profile's below the least N and the engine's share above)."""
+    memory_fraction took the hardware profile's below the least N and the engine's share above), in the profile and
+    in each `overrides` entry as it applies (qa360: an entry gave shares by devices over no memory_fraction)."""
     if engine.memory_fraction_by_devices and engine.memory_fraction is None:
         raise field_error(where, "memory_fraction", "a fraction in [0.05, 1] where memory_fraction_by_devices is set (the "
                           "share at fewer devices than its least count)", None)
+    for i, (_, changes) in enumerate(engine.overrides):
+        shares = changes.get("memory_fraction_by_devices", engine.memory_fraction_by_devices)
+        if shares and changes.get("memory_fraction", engine.memory_fraction) is None:
+            raise field_error(where, f"overrides[{i}].memory_fraction", "a fraction in [0.05, 1] where "
+                              "memory_fraction_by_devices is set (the share at fewer devices than its least count)", None)
 
 
 def _copies(where: str, key: str, value: object) -> float:
@@ -1055,9 +1063,9 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
-    _check_share_by_devices(where, spec)
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
+    _check_share_by_devices(where, spec)  # (its overrides checked first: pairs)
     _check_dp_lists(where, spec)
     check_fitted(where, spec.fitted)
     _warn_eager_launch(spec, where)  # as a profile's (qa330: a 1,000x slip priced a 5 s step unsaid)

@@ -377,6 +377,22 @@ def _listed(names: list[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
+def _above_their_ridges(p: dict, cb: dict) -> str:
+    """'mlp and lm_head are above it', or of operators computing in another dtype than the headline ridge's, 'attention is
+    above bf16's 194.0' (qa360: MLA attention at 240 FLOP/B said above fp8's 354.1): the operators compute-bound where
+    the step turns so, each against its own compute dtype's ridge (_other_ridges_text's)."""
+    names = cb.get("compute_bound_operators_at_first") or ["its GEMMs"]  # an older JSON: the usual ones (qa357)
+    ridges, by_dtype = p.get("derated_ridge_points_flops_per_byte") or {}, p.get("operators_by_compute_dtype") or {}
+    dtype_of = {op: d for d, ops in by_dtype.items() for op in ops}
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        d = dtype_of.get(name, p.get("ridge_point_dtype"))
+        groups.setdefault(d if d != p.get("ridge_point_dtype") and d in ridges else "", []).append(name)
+    parts = [f"{_listed(ops)} {'is' if len(ops) == 1 else 'are'} above " + (f"{d}'s {ridges[d]:.1f}" if d else "it")
+             for d, ops in groups.items()]
+    return "; ".join(parts)
+
+
 def _compute_bound_text(p: dict) -> str:
     """'  compute-bound from   batch 314 at context 256 (...)', or none to the search's end with the intensity there,
     or where the flag zigzags the first batch, the first memory-bound one past it and where it stays compute-bound:
@@ -388,12 +404,10 @@ def _compute_bound_text(p: dict) -> str:
                 f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
                 + ("; no batch fits in memory" if p.get("max_batch") == 0 else ""))
     first, fits = cb["first_batch"], p.get("max_batch")
-    bound_ops = cb.get("compute_bound_operators_at_first") or ["its GEMMs"]  # an older JSON: the usual ones (qa357)
     below = cb["intensity_at_first_flops_per_byte"] < p.get("derated_ridge_point_flops_per_byte", 0.0)  # (qa317: read as a
     intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "  # contradiction)
                  f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte"
-                 + (f", the step's mean, below the ridge where {_listed(bound_ops)} {'is' if len(bound_ops) == 1 else 'are'}"
-                    " above it" if below else "") + ")")
+                 + (f", the step's mean, below the ridge where {_above_their_ridges(p, cb)}" if below else "") + ")")
     if cb["memory_bound_again"] is None:
         text = f"  compute-bound from   batch {first:,} {at} {intensity}"
     else:  # qa304, qa306: runs of compute-bound batches apart (tile padding, kernel latencies)
@@ -1041,6 +1055,8 @@ def _override_value(key: str, value) -> str:
         return "null"
     if isinstance(value, bool):  # a flag as YAML writes it (qa143: 'False')
         return str(value).lower()
+    if key == "memory_fraction_by_devices":  # ((N, f), ...): as engines show says the profile's (qa360: a tuple)
+        return ", ".join(f"{f:g} at {n}+ devices" for n, f in value) or "none"
     if isinstance(value, (tuple, list)):  # a list field (dp_attention_stage_split) as YAML writes it (qa137: a tuple)
         return "[" + ", ".join(map(str, value)) + "]"
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)

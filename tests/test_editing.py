@@ -2002,6 +2002,20 @@ def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_
     assert (tmp_path / "d.yaml").read_text().endswith("hardware: h200\n# the model's header\nmodel: llama-3.1-8b\n")
 
 
+def test_a_memory_fraction_set_beside_shares_by_device_count_says_where_it_holds(tmp_path, recwarn):
+    """qa360: a copy of sglang-early set to memory_fraction 0.95 (the tool's own advice for a memory-capped row) still
+    ran 0.81 at 8 devices, unsaid."""
+    from roofline.editing import new_profile, set_fields
+
+    new_profile("engine", "e95", "sglang-early", [], out_dir=tmp_path)
+    set_fields("engine", "e95", ["memory_fraction=0.95"], (tmp_path,))
+    said = [str(w.message) for w in recwarn if "memory_fraction_by_devices" in str(w.message)]
+    assert len(said) == 1 and "holds below 2 only: set memory_fraction_by_devices=null" in said[0], said
+    recwarn.clear()
+    set_fields("engine", "e95", ["memory_fraction_by_devices=null", "memory_fraction=0.9"], (tmp_path,))
+    assert not [w for w in recwarn if "gives the share from" in str(w.message)]
+
+
 def test_a_copys_field_set_back_to_its_sources_value_is_no_longer_listed_as_set_by_hand(tmp_path):
     """qa358: `engines set my-vllm mixed_prefill=true` gave vllm's value back and the header still listed it as set by
     hand, 'not from the source or notes below'."""
@@ -2050,6 +2064,19 @@ def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_bac
     set_fields("scenario", "e", ["tp=2"], (tmp_path,))
     set_fields("scenario", "e", ["tp=1.0"], (tmp_path,))
     assert text().endswith("tp: 1.0 # as served\n")
+    # qa360: a flow list set whole and an entry of a flow mapping; a ') ' inside a quoted value; '#' spaced as written
+    eng = tmp_path / "eng.yaml"
+    eng.write_text('type: engine\nname: eng\nsource: s\nmemory_fraction: 0.88\nspeculation_refused: [medusa, ngram]   # none\n'
+                   'memory_fraction_by_devices: {"2": 0.87, "8": 0.81}   # by tp\ndisplay_name: "H (SXM) x"   #mine\n')
+    before = eng.read_text()
+    set_fields("engine", "eng", ["speculation_refused=[medusa]", "memory_fraction_by_devices.8=0.8", "display_name=Y"], (tmp_path,))
+    changed = re.sub(r"(?<=\S) +#", " #", eng.read_text())
+    assert "speculation_refused: [medusa] # (was [medusa, ngram]) none\n" in changed, changed
+    assert 'memory_fraction_by_devices: {"2": 0.87, "8": 0.8} # (was {"2": 0.87, "8": 0.81}) by tp\n' in changed, changed
+    assert 'display_name: "Y" #(was "H (SXM) x") mine\n' in changed, changed
+    set_fields("engine", "eng", ["speculation_refused=[medusa, ngram]", "memory_fraction_by_devices.8=0.81",
+                                 "display_name=H (SXM) x"], (tmp_path,))
+    assert re.sub(r"(?<=\S) +#", " #", eng.read_text()) == re.sub(r"(?<=\S) +#", " #", before)
 
 
 @pytest.mark.slow

@@ -277,11 +277,23 @@ def test_sglang_earlys_share_is_its_server_args_default_by_tp_size(tmp_path):
     base = {"name": "x", "source": "s", "memory_fraction": 0.9}
     assert engine_from_dict({**base, "memory_fraction_by_devices": {"8": 0.8, "2": 0.85}}).memory_fraction_by_devices == (
         (2, 0.85), (8, 0.8))  # ascending, the keys read as device counts
-    for bad in ({"1": 0.8}, {"2": 1.5}, {"two": 0.8}, 0.8, [0.8]):
+    from roofline.capacity import usable_memory_text
+
+    at8 = deployment(DEEPSEEK, tp=8)  # the share applied is the one said (qa360: a mutant saying 0.88 survived)
+    assert usable_memory_text(hw, DEEPSEEK, at8, early.for_hardware(hw)) == "sglang-early's 0.81 at 8 devices of 85.5 GB"
+    assert usable_memory_text(hw, DEEPSEEK, deployment(DEEPSEEK), early.for_hardware(hw)).startswith("sglang-early's 0.88 at 1 device of")
+    assert early.memory_fraction_for(8) == 0.81 and early.memory_fraction_for(1) == 0.88 and early.memory_fraction_for(100) == 0.79
+    for bad in ({"1": 0.8}, {"2": 1.5}, {"two": 0.8}, {"02": 0.8}, 0.8, [0.8], [[8, 0.8]], {"2": 0.04}):
         with pytest.raises(RooflineError, match="memory_fraction_by_devices: expected a mapping of device counts"):
             engine_from_dict({**base, "memory_fraction_by_devices": bad})
     with pytest.raises(RooflineError, match="memory_fraction: expected a fraction in .* where memory_fraction_by_devices is set"):
         engine_from_dict({"name": "x", "source": "s", "memory_fraction_by_devices": {"2": 0.8}})
+    with pytest.raises(RooflineError, match=r"overrides\[0\].memory_fraction: expected a fraction"):  # qa360: round the check
+        engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "h100*", "memory_fraction_by_devices": {"2": 0.5}}]})
+    from roofline.serving import check_engine_spec
+
+    with pytest.raises(RooflineError, match="memory_fraction: expected a fraction"):  # a spec object built in code too
+        check_engine_spec(replace(early, memory_fraction=None))
 
 
 if __name__ == "__main__":

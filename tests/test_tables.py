@@ -1079,7 +1079,7 @@ def test_the_compute_bound_line_names_mla_attention_where_it_alone_is_above_the_
     point = roofline.predict("h200", "deepseek-v3", 273, 32768, engine="ideal", dp_attention=8, ep=8)
     line = next(x for x in predict_table(point).splitlines() if x.startswith("  compute-bound from"))
     assert [name for name, op in point["operators"].items() if op["bound"] == "compute"] == ["attention"]
-    assert line.endswith("the step's mean, below the ridge where attention is above it); 120 fit in memory"), line
+    assert line.endswith("the step's mean, below the ridge where attention is above bf16's 194.0); 120 fit in memory"), line
 
 
 def test_scenarios_show_lists_the_keys_that_change_what_a_sweep_gives():
