@@ -1507,9 +1507,20 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if unrun:
         text += (f" Left out, as engine {engine} does not run on them ({why_unrun}): "
                  f"{', '.join(_hw(meta, h) for h in unrun)}.")
+    unfit = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and h not in plain_hw]
+    if unfit:  # qa362: swept and said nowhere but the warnings
+        text += f" Left out, nothing fitting in memory there: {', '.join(_hw(meta, h) for h in unfit)}."
     if len(engines) > 1:
         text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"
-
+    text += (" The tiers with speculation are priced against a standard tier that does not speculate: a standard tier "
+             "that speculates too costs its own cheapest point (`roofline cheapest`), and its 2× tier more.")  # (qa362)
+    if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)
+        text += (" N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition, "
+                 "not a drafter's skill, and it pays no drafter, so one alpha for both favours it.")
+    if meta.get("prompt") and meta.get("output_len"):  # qa362: the scenario's request, unsaid
+        text += (f" These are steady decoding's prices: the scenario's request ({int(meta['prompt']):,}-token prompts, "
+                 f"{int(meta['output_len']):,} output tokens) adds its prefills in the table's serving columns, by which "
+                 "`roofline cheapest DIR --serving --min-tokens-per-user S` ranks.")
     return Finding("Fast tiers", text, {"tiers": tiers})
 
 

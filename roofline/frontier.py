@@ -1400,8 +1400,9 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     partial = [c for c in BASELINE if c not in df]
     if partial and len(partial) < len(BASELINE) and len(speculative):
         notes.append(f"the table has no {', '.join(partial)} column: the plain points its speculative rows carry are left out")
-    methods = set(speculative["method"].astype(str)) if "method" in speculative else set()
-    if "ngram" in methods and len(methods) > 1 and "alpha" in speculative and speculative["alpha"].notna().any():
+    reachable = compared[(compared["method"] != "none") & (compared["k"] > 0)]  # of the rows compared (qa362: said of
+    methods = set(reachable["method"].astype(str)) if "method" in reachable else set()  # n-gram rows all left out)
+    if "ngram" in methods and len(methods) > 1 and "alpha" in reachable and reachable["alpha"].notna().any():
         notes.append(f"n-gram lookup shares an alpha with {spoken_list(sorted(methods - {'ngram'}))}: its acceptance is the "
                      "workload's repetition (prompts the output copies), not a drafter's skill, so one alpha for both "
                      "compares unlike things; --where method=VALUE keeps one")  # qa91: ngram took the whole frontier

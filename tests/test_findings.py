@@ -1846,6 +1846,18 @@ def test_a_question_holds_the_first_value_under_which_every_device_it_compares_f
 
 
 @pytest.mark.slow
+def test_the_fast_tier_finding_says_what_its_prices_are_against_and_a_requests_serving_columns():
+    """qa362: 'a fast tier costs half' read off a standard tier that does not speculate, and a scenario with a request
+    priced as steady decoding, neither said in the finding."""
+    r, f = _run("fast-tier-premium")
+    assert "priced against a standard tier that does not speculate" in f.text
+    assert "steady decoding's prices" not in f.text  # no request in the built-in scenario
+    served = finding("fast-tier-premium", r.df, r.ops, {**r.meta, "prompt": 2048, "output_len": 512})
+    assert ("These are steady decoding's prices: the scenario's request (2,048-token prompts, 512 output tokens) adds its "
+            "prefills in the table's serving columns") in served.text
+
+
+@pytest.mark.slow
 def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
     """qa357: a sweep too large to refine its break-even batches kept the largest swept batch that pays, a lower bound
     its warning said, and the finding said 'up to batch 5793' as if exact."""
@@ -1858,6 +1870,8 @@ def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
     assert "speculation pays (at the k that pays longest, of 1-5) up to at least batch 64 on H100 SXM5 (278)" in f.text, f.text
     refined = finding("break-even-batch", df, ops, {**meta, "break_even_refined": True}, strict=False)
     assert "of 1-5) up to batch 64 on H100 SXM5 (278)" in refined.text
+    older = finding("break-even-batch", df, ops, {k: v for k, v in meta.items() if k != "break_even_refined"}, strict=False)
+    assert "of 1-5) up to batch 64 on H100 SXM5 (278)" in older.text  # a scenario.json from before the key: as it said
 
 
 @pytest.mark.slow

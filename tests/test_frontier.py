@@ -558,6 +558,8 @@ def test_a_frontier_of_ngram_beside_a_drafter_at_one_alpha_says_they_are_unlike(
     said = [n for n in frontier_notes(df) if n.startswith("n-gram lookup shares an alpha with eagle")]
     assert len(said) == 1 and "--where method=VALUE keeps one" in said[0]
     assert not any(n.startswith("n-gram") for n in frontier_notes(df[df["method"] == "eagle"]))
+    unfit = df.assign(fits_in_memory=df["fits_in_memory"] & (df["method"] != "ngram"))  # qa362: every n-gram row left out
+    assert not any(n.startswith("n-gram lookup shares an alpha") for n in frontier_notes(unfit))
 
 
 @pytest.mark.slow
@@ -1534,10 +1536,20 @@ def test_cheapest_serving_ranks_a_request_s_sweep_as_a_benchmark_reads_it(tmp_pa
         assert 1 / tpot >= 20
     frontier = pd.read_csv(tmp_path / "out" / "f.csv")
     assert set(frontier["ranked_by"]) == {"serving"}
-    # one throughput a row, the one its cost is of (qa356: plain rows' per device was per-user speed x batch, above it)
-    assert np.allclose(frontier["tokens_per_s_per_device"] * frontier["devices_in_use"], frontier["tokens_per_s"])
-    rent = frontier["cost_usd_per_million_tokens"] * frontier["tokens_per_s"] * 3600 / 1e6 / frontier["devices_in_use"]
-    assert np.allclose(rent, 3.0, rtol=1e-4)  # h100-sxm's $3.00 a device-hour, over that throughput
+    # one throughput a row, the one its cost is of (qa356: plain rows' per device was per-user speed x batch, above it),
+    # a serving benchmark's under serving_* names, decoding's under the table's own (qa362: replaced under their names)
+    for prefix in ("serving_", ""):
+        assert np.allclose(frontier[f"{prefix}tokens_per_s_per_device"] * frontier["devices_in_use"], frontier[f"{prefix}tokens_per_s"])
+        rent = (frontier[f"{prefix}cost_usd_per_million_tokens"] * frontier[f"{prefix}tokens_per_s"] * 3600 / 1e6
+                / frontier["devices_in_use"])
+        assert np.allclose(rent, 3.0, rtol=1e-4)  # h100-sxm's $3.00 a device-hour, over that throughput
+    assert (frontier["serving_cost_usd_per_million_tokens"] > frontier["cost_usd_per_million_tokens"]).all()  # prefills
+    assert np.allclose(frontier["serving_tokens_per_s_per_user"] * frontier["serving_time_per_output_token_s"], 1.0)
+    swept = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    spec = frontier[frontier["decoding"] == "speculation"]
+    assert len(spec) and np.isin(spec["cost_usd_per_million_tokens"].round(4), swept["cost_usd_per_million_tokens"].round(4)).all()
+    assert not np.isin(spec["cost_usd_per_million_tokens"].round(4), swept["serving_cost_usd_per_million_tokens"].round(4)).any()
+    assert not any(c.startswith("decoding_") for c in frontier)
     code, _, err = roofline("cheapest", tmp_path / "out" / "results.parquet", "--serving")
     assert code == 0, err
 
