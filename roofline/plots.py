@@ -1642,9 +1642,9 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         for a in alphas if speculate else ():
             g = best[same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
             g = g[g["batch"].isin(drafts.loc[same_alpha(drafts["alpha"], a), "batch"])]
-            ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
+            ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots or len(g) == 1 else "-", color=color[a], ms=3.5, lw=1.5,
                     label=f"{_alpha_label(a, meta)}, {best_name}")
-        ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
+        ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots or len(base) == 1 else "--", color="k", ms=3.5, lw=1.8,
                 label="no speculation")
         _log2_axis(ax, sub["batch"])
         _log_axis(ax, "y")
@@ -1691,14 +1691,15 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         for i, a in enumerate(alphas if speculate else ()):
             g = best[same_alpha(best["alpha"], a)]
             y = g["serving_time_per_output_token_s"] * 1e3
-            ax.plot(g["batch"], y, "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5, label=f"{_alpha_label(a, meta)}, {k_name}")
+            ax.plot(g["batch"], y, "o-" if dots or len(g) == 1 else "-", color=color[a], ms=3.5, lw=1.5,  # one point: a
+                    label=f"{_alpha_label(a, meta)}, {k_name}")  # marker (qa362: a lone point of a line drew nothing)
             below = (g["best_k"] > 0) & (g["k"] < g["best_k"])  # serving's k below decode's (a tree has no best k: -1)
             if below.any():
                 ringed = True
                 ax.plot(g.loc[below, "batch"], y[below], "o", ms=8, mfc="none", mec=color[a], mew=1.2, ls="", zorder=4)
             if i == len(alphas) - 1:  # the top alpha's: its serving speedup and k at a few batches, in a row at the
                 # panel's foot under each batch (qa351: beside the points, labels read as another line's)
-                shown = g.iloc[_some(len(g), 5)]
+                shown = g.iloc[_spread_on_log_axis(g["batch"].to_numpy(float), sub["batch"], 5)]
                 ax.plot(shown["batch"], shown["serving_time_per_output_token_s"] * 1e3, "o", color=color[a], ms=5,
                         mec="k", mew=0.6, ls="", zorder=5)
                 ends = (float(sub["batch"].min()), float(sub["batch"].max()))  # the axis's ends: inside it (qa354:
@@ -1707,7 +1708,7 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                     ax.text(r.batch, 0.015, f"{speedup_text(r.serving_speedup)}x" + ("" if tree else f"\nk={r.k:g}"),
                             transform=ax.get_xaxis_transform(), ha=side, va="bottom", fontsize=6.5, color="0.15",
                             linespacing=1.0, multialignment=side, gid=SPEEDUP_ROW_GID)
-        ax.plot(base["batch"], base["baseline_serving_time_per_output_token_s"] * 1e3, "s--" if dots else "--", color="k",
+        ax.plot(base["batch"], base["baseline_serving_time_per_output_token_s"] * 1e3, "s--" if dots or len(base) == 1 else "--", color="k",
                 ms=3.5, lw=1.8, label="no speculation")
         _log2_axis(ax, sub["batch"])
         _log_axis(ax, "y")
@@ -1751,6 +1752,25 @@ def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ys = y[order]
     best_before = np.concatenate([[-np.inf], np.maximum.accumulate(ys)[:-1]])
     return order[ys > best_before][::-1]
+
+
+def _spread_on_log_axis(x: np.ndarray, axis_values, most: int) -> np.ndarray:
+    """Indices of up to `most` points of ascending `x` a log axis over `axis_values` shows at least 1/`most` of its width
+    apart, the first and the last kept (qa362: five of a dense line's points evenly by index, three within one octave,
+    wrote '2.32x2.282.23x')."""
+    if len(x) == 0:
+        return np.arange(0)
+    lo, hi = np.log(np.min(axis_values)), np.log(np.max(axis_values))
+    gap = (hi - lo) / most if hi > lo else 0.0
+    kept = [0]
+    for i in range(1, len(x)):
+        if np.log(x[i]) - np.log(x[kept[-1]]) >= gap:
+            kept.append(i)
+    if kept[-1] != len(x) - 1:  # the last point: in place of the one before it where they are too close
+        if len(kept) > 1 and np.log(x[-1]) - np.log(x[kept[-1]]) < gap:
+            kept.pop()
+        kept.append(len(x) - 1)
+    return np.asarray(kept)
 
 
 def _some(n: int, most: int = 12) -> np.ndarray:

@@ -1615,3 +1615,12 @@ def test_a_panel_where_speculation_fits_at_no_batch_says_so_not_batch_above_0():
     ax.set_xlim(0.8, 600)
     plots._shade_memory_limit(ax, 64.0, 512.0, 64.0, 128.0)
     assert ax.texts[0].get_text().replace("\n", " ") == "speculation does not fit (batch > 64; plain decoding fits to 128)"
+
+
+def test_the_serving_figures_speedup_labels_are_spread_along_the_log_axis():
+    """qa362: five labels evenly by index on a dense line put three within an octave ('2.32x2.282.23x')."""
+    x = np.array([1, 2, 4, 8, 16, 19, 23, 32, 64, 128], dtype=float)
+    kept = plots._spread_on_log_axis(x, x, 5)
+    assert kept[0] == 0 and kept[-1] == len(x) - 1
+    assert (np.diff(np.log(x[kept])) >= np.log(128) / 5 - 1e-12).all()
+    assert list(plots._spread_on_log_axis(np.array([16.0, 19.0, 23.0]), [1.0, 1024.0], 5)) == [0, 2]
