@@ -901,6 +901,10 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta, serving) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs(), min_tokens_per_user)
+    if serving:
+        from roofline.frontier import prefill_share_note
+
+        notes += [note for note in [prefill_share_note(picks)] if note]
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user,

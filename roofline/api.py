@@ -59,6 +59,7 @@ from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
     OPTIMISTIC_BATCH,
+    PREFILL_SHARE_QUEUES,
     ServingEngine,
     check_engine_spec,
     dispatch_latency_note,
@@ -1088,9 +1089,6 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     note = _queueing_note(out, batch, output_len)
     if note:
         out["warnings"].append(note)
-
-
-PREFILL_SHARE_QUEUES = 0.5  # the share of the device's time arriving prefills take beyond which a new one often waits
 
 
 def _queueing_note(out: dict, batch: int, output_len: int) -> str:

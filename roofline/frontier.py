@@ -32,6 +32,7 @@ from roofline.layout import describe_layout
 from roofline.serving import (
     OPTIMISTIC,
     OPTIMISTIC_BATCH,
+    PREFILL_SHARE_QUEUES,
     engine_layout_note,
     for_engine,
     optimistic,
@@ -94,6 +95,24 @@ SERVED = {"tokens_per_s_per_user": "serving_tokens_per_s_per_user",
           "speedup": "serving_speedup", "tokens_per_s_per_device": "serving_tokens_per_s_per_device"}
 
 
+def prefill_share_note(picks: dict | None) -> str:
+    """Where a pick of `cheapest --serving` spends over PREFILL_SHARE_QUEUES of its devices' time on arriving prompts'
+    prefills, 1 - (serving tokens/s) / (decoding's tokens/s), that its serving TTFT is a lower bound, as predict says it
+    (api._queueing_note; qa362: cheapest and the sweep said nothing where predict warned at 63%); '' else."""
+    shares = []
+    for kind, row in (picks or {}).items():
+        if row is None or "decoding_tokens_per_s" not in row or not row["decoding_tokens_per_s"] > 0:
+            continue
+        share = 1.0 - float(row["tokens_per_s"]) / float(row["decoding_tokens_per_s"])
+        if share > PREFILL_SHARE_QUEUES:
+            shares.append(f"the {kind} pick {100 * share:.0f}%")
+    if not shares:
+        return ""
+    return (f"arriving prompts' prefills take over half of the devices' time at {spoken_list(shares)}: a new prompt often "
+            "waits behind another's prefill, which serving_ttft_s leaves out (read it as a lower bound; predict --prompt "
+            "says the same)")
+
+
 def as_written(frontier: pd.DataFrame) -> pd.DataFrame:
     """A frontier of serving_view's rows as a file holds it: each column under its documented meaning (decoding's, as a
     sweep's table has it), the serving forms under SERVED's names (qa362: `cheapest --serving --out` wrote serving
@@ -142,6 +161,13 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
                                      ("iteration_time_s", "step_time_s")):
             if column in base and plain_column in base:
                 base[column] = base[plain_column]
+        for name in ("tokens_per_s_per_user", "cost_usd_per_million_tokens", "tokens_per_s"):  # serving_view's decoding
+            if f"decoding_{name}" in base and f"decoding_baseline_{name}" in base:  # figures: the plain point's own
+                base[f"decoding_{name}"] = base[f"decoding_baseline_{name}"]
+        if "decoding_speedup" in base:
+            base["decoding_speedup"] = 1.0
+        if "decoding_tokens_per_s_per_device" in base and "devices" in base:
+            base["decoding_tokens_per_s_per_device"] = base["decoding_tokens_per_s"] / base["devices"]
         blank = [c for c in SPECULATIVE_ONLY if c in base]
         base[blank] = float("nan")
         if "devices" in base:  # its throughput, the one its cost is of (qa356: a serving view's per-user speed x batch,

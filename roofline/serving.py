@@ -164,6 +164,9 @@ DRAFTING_METHODS = ("draft", "mtp", "eagle", "medusa", "ngram")  # the speculati
 # for one source's slow link: docs/ACCURACY.md), so a speculative gain priced at a large batch is an upper estimate
 OPTIMISTIC_BATCH = 32
 OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
+# the share of a device's time arriving prompts' prefills take beyond which a new one often waits behind another's:
+# a serving TTFT (one stall) is then a lower bound (api._queueing_note, frontier.prefill_share_note)
+PREFILL_SHARE_QUEUES = 0.5
 
 
 def dispatch_on_prior(engine: ServingEngine) -> bool:

@@ -1550,6 +1550,10 @@ def test_cheapest_serving_ranks_a_request_s_sweep_as_a_benchmark_reads_it(tmp_pa
     assert len(spec) and np.isin(spec["cost_usd_per_million_tokens"].round(4), swept["cost_usd_per_million_tokens"].round(4)).all()
     assert not np.isin(spec["cost_usd_per_million_tokens"].round(4), swept["serving_cost_usd_per_million_tokens"].round(4)).any()
     assert not any(c.startswith("decoding_") for c in frontier)
+    plain = frontier[frontier["decoding"] == "plain"]  # a plain point's own decoding figures, not its speculative row's
+    assert len(plain) and np.isin(plain["cost_usd_per_million_tokens"].round(4),
+                                  swept["baseline_cost_usd_per_million_tokens"].round(4)).all()
+    assert (plain["speedup"] == 1.0).all()
     code, _, err = roofline("cheapest", tmp_path / "out" / "results.parquet", "--serving")
     assert code == 0, err
 
@@ -1598,3 +1602,16 @@ def test_the_serving_view_takes_each_ranked_column_from_its_serving_form():
         assert np.allclose(view[column], expected, rtol=1e-12), column
     assert not np.allclose(view["tokens_per_s"], df["tokens_per_s"])
     assert swept_prices(view) == pytest.approx(swept_prices(df)) and swept_prices(df)["h100-sxm"] == pytest.approx(3.0)
+
+
+def test_a_serving_pick_mostly_prefills_says_its_ttft_is_a_lower_bound():
+    """qa362: predict warned at 63% of the device's time in prefills; cheapest --serving, at its picks, said nothing."""
+    from roofline.frontier import prefill_share_note
+
+    picks = {"plain": pd.Series({"tokens_per_s": 41.0, "decoding_tokens_per_s": 100.0}),
+             "speculation": pd.Series({"tokens_per_s": 60.0, "decoding_tokens_per_s": 100.0})}
+    note = prefill_share_note(picks)
+    assert note.startswith("arriving prompts' prefills take over half of the devices' time at the plain pick 59%:")
+    assert "speculation" not in note and "serving_ttft_s leaves out" in note
+    assert prefill_share_note({"plain": None, "speculation": picks["speculation"]}) == ""
+    assert prefill_share_note({"plain": pd.Series({"tokens_per_s": 41.0})}) == ""  # a decoding table: nothing to say
