@@ -1487,3 +1487,14 @@ def test_the_queueing_note_s_threshold_and_batch_one_and_a_far_context_s_bound()
     assert _queueing_note(point(1, 0.9), 1, 100) == ""  # one request: nothing waits behind another
     assert FAR_CONTEXT_SHARE == 0.25
     assert not far_from_request(1250, 1000) and far_from_request(1251, 1000) and far_from_request(749, 1000)
+
+
+@pytest.mark.slow
+def test_one_idle_attention_group_is_said_in_the_singular():
+    """qa357: '1 of the 8 attention groups have no sequence to decode, and their devices idle'."""
+    import roofline
+
+    one = roofline.predict("h200", "deepseek-v3", 7, 1024, dp_attention=8, ep=8, engine="ideal")
+    assert any("7: 1 of the 8 attention groups has no sequence to decode, and its devices idle" in w for w in one["warnings"])
+    two = roofline.predict("h200", "deepseek-v3", 6, 1024, dp_attention=8, ep=8, engine="ideal")
+    assert any("2 of the 8 attention groups have no sequence to decode, and their devices idle" in w for w in two["warnings"])
