@@ -814,14 +814,16 @@ def _memory_limits(sub: pd.DataFrame, drawn: pd.DataFrame, base: pd.DataFrame) -
     return limit, float(sub["batch"].max()), drawn_max, plain
 
 
-def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float, plain_max: float = 0.0) -> bool:
+def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float, plain_max: float = 0.0,
+                        two_lines: bool = False) -> bool:
     """Grey out batches past `limit` (the largest batch that fits in device memory) and say so, written upwards at
     mid-height where no point is drawn (the plots calling this draw only points that fit, up to batch `drawn_max`):
     centred in the grey band, on two lines, where the band is at least 8% of the axis wide; else on one line, in the
     band where it is at least 4% wide, else just left of it where the axis is free of points there (right of
     `drawn_max` by 4%), else in the band. Where plain decoding fits past the band's start (`plain_max`, its batch
     cap, > `limit`: the drafter and its k + 1 tokens take the memory), the note says speculation does not fit
-    there and how far plain decoding does. Returns whether it shaded anything."""
+    there and how far plain decoding does; `two_lines`: on two lines however narrow the band (half as tall: clear of a
+    figure's labels at the panel's foot). Returns whether it shaded anything."""
     if limit >= x_max:
         return False
     lo, hi = ax.get_xlim()
@@ -830,7 +832,7 @@ def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float, plain_
     ax.set_xlim(lo, hi)
     to_axes = ax.transData + ax.transAxes.inverted()  # data -> axes fraction, whatever the scale
     x0, x1, last = to_axes.transform([(v, ax.get_ylim()[1]) for v in (start, hi, max(drawn_max, lo))])[:, 0]
-    wide, beside = x1 - x0 >= 0.08, x1 - x0 < 0.04 and x0 - last >= 0.06
+    wide, beside = x1 - x0 >= 0.08 or two_lines, x1 - x0 < 0.04 and x0 - last >= 0.06
     text = f"does not fit in memory{chr(10) if wide else ' '}(batch > {limit:,.0f})"
     if plain_max > limit:
         text = (f"speculation fits at no batch{chr(10) if wide else ' '}(plain decoding fits to {plain_max:,.0f})"
@@ -1715,7 +1717,8 @@ def _plot_serving(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_xlabel("batch size B (concurrent requests)")
         ax.set_ylabel("serving time per output token (ms)\nlower is better")
         if (~sub["fits_in_memory"].astype(bool)).any():
-            _shade_memory_limit(ax, *_memory_limits(sub, best if speculate else base, base))
+            _shade_memory_limit(ax, *_memory_limits(sub, best if speculate else base, base),  # clear of the foot's
+                                two_lines=speculate)  # speedup labels (qa362: the last one sat under its one line)
     if speculate:  # a strip at the foot for the row of speedups, below every line (the panels share their y axis)
         low, high = panels[0][0].get_ylim()
         panels[0][0].set_ylim(low / (high / low) ** 0.15, high)
