@@ -244,6 +244,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             heights = t["break_even_batch"].to_numpy(dtype=float)
             pays_below = (t["break_even_batch"] > 0).to_numpy()  # no swept batch fits, smaller ones do and pay
             censored = (t["censored"].fillna(False) & (t["largest_fitting_batch"].notna() | pays_below)).to_numpy(dtype=bool)
+            if meta.get("break_even_refined") is False:  # the largest swept batch that pays, not refined: a lower bound
+                censored = censored | pays_below  # (qa360: 'at least 64' in the finding, a plain 64 on its bar)
             drafted_by = f" ({_name(meta, 'model', meta['draft'])})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
             bars = ax.bar(x, np.maximum(heights, 1.0), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
             ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
@@ -276,7 +278,9 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
-    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept"
+    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label=("≥: a lower bound (the largest\nswept batch "
+                 "that pays, not refined)" if meta.get("break_even_refined") is False else "≥: still pays at the largest\n"
+                 "batch that fits or was swept")
                  + (f"\n(a gain on the bar, 1.01×:\nby less than {TIE - 1:.0%} there)" if tied else ""))  # qa188: said with no such bar
     _shared_legend(fig, [axes[-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays "

@@ -591,3 +591,18 @@ def test_the_shared_prefix_figure_says_an_engine_without_prefix_caching_stores_i
     assert titles["vllm"].startswith("Shared prefix: stored once, read by each sequence")
     assert titles["vllm-v0"].startswith("Shared prefix: stored by each sequence (no prefix caching), read by each sequence")
 
+
+
+def test_an_unrefined_break_even_bar_says_it_is_a_lower_bound(plotters, tmp_path):
+    """qa360: the finding said 'at least 64' where the sweep was too large to refine; its bar read a plain 64."""
+    path = tmp_path / "bewide.yaml"
+    path.write_text("name: bewide\nquestion: break-even-batch\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: ideal\n"
+                    "method: eagle\naxes:\n  batch: [1, 8, 64, 2048]\n  context: [128]\n  k: [0, 1, 2, 3, 4, 5]\n"
+                    "  alpha: [0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.72, 0.74, 0.76, 0.78]\n")
+    r = run_scenario(str(path))
+    assert r.meta["break_even_refined"] is False
+    fig = plotters["break-even-batch"](r.df, r.ops, r.meta)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "≥64" in texts and "64" not in texts, texts
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert any(label.startswith("≥: a lower bound (the largest") for label in labels), labels
