@@ -924,11 +924,14 @@ def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
     """The source profile's remark at the end of a line whose value `new` set (`moe_dispatch: per_pair  # SGLang's EP
     MoE without DeepEP ...`: it describes the old value); the comment lines below it stay."""
     for path in paths:
-        node = doc
+        node, parent = doc, None
         for part in path[:-1]:
+            parent = node
             node = node[int(part)] if isinstance(node, list) else node.get(part) if hasattr(node, "get") else None
             if node is None:
                 break
+        if len(path) > 1 and parent is not None and getattr(getattr(node, "fa", None), "flow_style", lambda: False)():
+            node, path = parent, path[:-1]  # an entry of a flow mapping on its field's line: that line's remark (qa363)
         items = getattr(getattr(node, "ca", None), "items", {})
         token = items.get(path[-1]) if isinstance(items, dict) else None
         if token and len(token) > 2 and token[2] is not None and token[2].value.lstrip().startswith("#"):
@@ -1505,8 +1508,8 @@ def _restored_fields(kind: str, text: str, pairs: list, written: set[str], extra
         parent = _leaves(load_yaml_text(read_text(find_profile(kind, made.group(1), extra_dirs)), made.group(1)) or {})
     except (RooflineError, OSError):
         return set()
-    return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None
-            and _same_leaves(parent, ".".join(keys), value)}
+    return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None  # a list as _leaves
+            and _same_leaves(parent, ".".join(keys), tuple(value) if isinstance(value, list) else value)}  # holds it (qa363)
 
 
 def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:

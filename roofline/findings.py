@@ -785,12 +785,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         courses.setdefault(verb, []).append(f"{_model(meta, m)} ({path})")
     clauses = [f"{verb} for {_list(items)}" for verb, items in courses.items()]
     tp = _tp(meta)
-    devices = int(df.loc[df["hardware"] == hw0, "devices"].max()) if "devices" in df else tp  # the layout's, not tp alone
-    by_model = (df[df["hardware"] == hw0].groupby(df["model"].astype(str), sort=False)["devices"].max()
-                if "devices" in df else pd.Series(dtype=float))
-    where = (f"{devices} × {_hw(meta, hw0)}" if by_model.nunique() <= 1 else  # each model its own layout (qa361: 8 said
-             f"{_hw(meta, hw0)} (" + _list([f"{int(n)}{' devices' if i == 0 else ''} for {_model(meta, m)}"
-                                            for i, (m, n) in enumerate(by_model.items())]) + ")")  # of a tp 4 one)
+    where = _devices_of_models(df, hw0, meta)  # the layout's devices, not tp alone  # each model its own layout (qa361: 8 said of a tp 4 one)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
@@ -853,6 +848,18 @@ def _not_as_released(df: pd.DataFrame, models: list, meta: dict) -> str:
             "sizes it as released." if said else "")
 
 
+def _devices_of_models(df: pd.DataFrame, hw: str, meta: dict) -> str:
+    """'8 × H200 SXM', or where the models run on layouts of their own there, 'H200 SXM (1 device for Llama 3.1 8B and 4
+    for Llama 3.1 70B)' (qa361, qa363: the largest layout's count said of every model)."""
+    by_model = (df[df["hardware"] == hw].groupby(df["model"].astype(str), sort=False)["devices"].max()
+                if "devices" in df else pd.Series(dtype=float))
+    if by_model.nunique() <= 1:
+        return f"{_target_devices(df, hw, meta)} × {_hw(meta, hw)}"
+    said = [f"{int(n)}{(' device' if int(n) == 1 else ' devices') if i == 0 else ''} for {_model(meta, m)}"
+            for i, (m, n) in enumerate(by_model.items())]
+    return f"{_hw(meta, hw)} ({_list(said)})"
+
+
 def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, drafted_caps: pd.Series, hw0: str, context: int, models: list,
                 meta: dict) -> str:
     """' On 8 × B200 the caps are 29, 9 (8 with its drafter) and 159 (158), in the same order.' for the other devices a
@@ -866,7 +873,7 @@ def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, drafted_caps: pd.Series
         for m in models:
             plain, drafted = int(plain_caps.get((hw, m, context), 0)), int(drafted_caps.get((hw, m, context), 0))
             caps.append(f"{plain:,}" + (f" ({drafted:,} with its drafter)" if drafted != plain and plain else ""))
-        parts.append(f"{_target_devices(df, hw, meta)} × {_hw(meta, hw)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
+        parts.append(f"{_devices_of_models(df, hw, meta)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
     return f" On {'; on '.join(parts)}, in the same order." if parts and len(models) > 1 else (
         f" On {'; on '.join(parts)}." if parts else "")
 
@@ -2046,16 +2053,18 @@ def shape_problem(name: str, df: pd.DataFrame, meta: dict) -> str:
 
 def _first_fitting(df: pd.DataFrame, text: pd.Series, values: list, compared: tuple = ()):
     """The value a question holds of a column (`values`, `text` its rows' values as text): the first under which a row
-    of every `compared` value (each device a question compares) fits in memory, else the first under which some row
-    fits, else the first (qa361: tp 1 held, where a 70B model fits on no H100 or H200, over tp 4 where it fits on all)."""
+    of every `compared` value (each device a question compares) fits in memory at every context swept, else at some
+    context, else the first under which some row fits, else the first (qa361: tp 1 held, where a 70B model fits on no H100 or H200, over tp 4 where it fits on all)."""
     if "fits_in_memory" not in df:
         return values[0]
     fits = df["fits_in_memory"].astype(bool)
     compared = [c for c in compared if c in df]
-    if compared:
-        every = len(df[compared].drop_duplicates())
+    for columns in ([*compared, "context"] if "context" in df and "context" not in compared else None, compared):
+        if not columns:  # every device at every context first (qa363: tp 2 held, fitting at 4k, where the finding reads
+            continue  # 32k), then every device at some context
+        every = len(df[columns].drop_duplicates())
         for v in values:
-            if len(df.loc[fits & (text == str(v)), compared].drop_duplicates()) == every:
+            if len(df.loc[fits & (text == str(v)), columns].drop_duplicates()) == every:
                 return v
     return next((v for v in values if (fits & (text == str(v))).any()), values[0])
 

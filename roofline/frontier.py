@@ -101,8 +101,8 @@ def prefill_share_note(picks: dict | None) -> str:
     (api._queueing_note; qa362: cheapest and the sweep said nothing where predict warned at 63%); '' else."""
     shares = []
     for kind, row in (picks or {}).items():
-        if row is None or "decoding_tokens_per_s" not in row or not row["decoding_tokens_per_s"] > 0:
-            continue
+        if row is None or "decoding_tokens_per_s" not in row or not row["decoding_tokens_per_s"] > 0 or row.get("batch", 2) <= 1:
+            continue  # one request in flight waits behind no other's prefill (predict says nothing there either; qa363)
         share = 1.0 - float(row["tokens_per_s"]) / float(row["decoding_tokens_per_s"])
         if share > PREFILL_SHARE_QUEUES:
             shares.append(f"the {kind} pick {100 * share:.0f}%")
@@ -166,6 +166,11 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
                 base[f"decoding_{name}"] = base[f"decoding_baseline_{name}"]
         if "decoding_speedup" in base:
             base["decoding_speedup"] = 1.0
+        for name in ("time_per_output_token_s", "ttft_s", "cost_usd_per_million_tokens", "tokens_per_s"):  # a request's
+            if f"serving_{name}" in base and f"baseline_serving_{name}" in base:  # serving figures: the plain point's own
+                base[f"serving_{name}"] = base[f"baseline_serving_{name}"]  # (qa363: its speculative row's were written)
+        if "serving_speedup" in base:
+            base["serving_speedup"] = 1.0
         if "decoding_tokens_per_s_per_device" in base and "devices" in base:
             base["decoding_tokens_per_s_per_device"] = base["decoding_tokens_per_s"] / base["devices"]
         blank = [c for c in SPECULATIVE_ONLY if c in base]

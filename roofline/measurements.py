@@ -378,6 +378,12 @@ def _draft_vocab(raw: pd.DataFrame, df: pd.DataFrame, where: str) -> np.ndarray:
     return out
 
 
+def _blank_line(record: list[str]) -> bool:
+    """Whether a CSV record is a line pandas skips (skip_blank_lines): empty or blanks only, no comma in it (qa360,
+    qa363: ' , ' and ',,,' are rows, of empty fields)."""
+    return len(record) <= 1 and not "".join(record).strip()
+
+
 def _check_field_counts(path: Path, header_fields: int) -> None:
     """One line naming the first data row (numbered as every other message numbers them: blank lines skipped, a quoted
     note's line breaks inside its row) whose field count is not the header's (qa100: pandas' 'Expected 24 fields in line
@@ -388,10 +394,10 @@ def _check_field_counts(path: Path, header_fields: int) -> None:
         row, end = 0, records.line_num
         for fields in records:
             start, end = end + 1, records.line_num  # the file line the record starts on (qa360: said as the others)
-            if not any(f.strip() for f in fields):
+            if _blank_line(fields):
                 continue
-            row += 1
-            if len(fields) != header_fields:
+            row += 1  # numbered as the loader reads rows; one of empty fields only (a spreadsheet's) not checked here
+            if len(fields) != header_fields and any(f.strip() for f in fields):
                 raise RooflineError(f"{path}: row {row} (line {start}): expected {header_fields} fields, as the header has, found "
                                     f"{len(fields)}" + (" (a value with a comma needs quotes)" if len(fields) > header_fields else ""))
 
@@ -463,7 +469,7 @@ def _with_file_line(exc: RooflineError, path: Path) -> RooflineError:
         next(reader, None)
         end = reader.line_num
         for record in reader:
-            if any(field.strip() for field in record):  # a line of blanks is no row (the loader skips it; qa360)
+            if not _blank_line(record):  # a line of blanks is no row, a line of empty fields is (as the loader reads them)
                 starts.append(end + 1)
             end = reader.line_num
     row = int(found.group(2))

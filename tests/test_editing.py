@@ -2027,6 +2027,9 @@ def test_a_copys_field_set_back_to_its_sources_value_is_no_longer_listed_as_set_
     assert hand_set_fields(path.read_text()) == ["host_per_sequence", "host_per_step"]
     set_fields("engine", "my-vllm", ["host_per_step=0 ms", "host_per_sequence=71 us"], (tmp_path,))  # vllm's 0 s
     assert hand_set_fields(path.read_text()) == ["host_per_sequence"] and HAND_SET in path.read_text()
+    early = new_profile("engine", "e2", "sglang-early", ["speculation_refused=[medusa]"], out_dir=tmp_path)
+    set_fields("engine", "e2", ["speculation_refused=[medusa, draft, ngram]"], (tmp_path,))  # a list (qa363)
+    assert hand_set_fields(early.read_text()) == []
 
 
 def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_back_restores_it(tmp_path):

@@ -1858,6 +1858,25 @@ def test_the_fast_tier_finding_says_what_its_prices_are_against_and_a_requests_s
 
 
 @pytest.mark.slow
+def test_the_kv_caps_finding_names_each_models_devices_and_holds_a_layout_that_fits_at_every_context(tmp_path):
+    """qa361, qa363: '8 × H200' said of a model on 4; '1 devices'; tp 2 held (it fits at 4k) where the finding reads 32k
+    and nothing fits there."""
+    r, _ = _run_text(tmp_path, "name: kvq\nquestion: kv-caps-batch\nhardware: [h100-sxm, h200]\n"
+                     "model: [llama-3.1-8b, llama-3.1-70b]\nmethod: eagle\ntp: [1, 4]\naxes:\n  batch: [1, 8, 64]\n"
+                     "  context: [4096, 32768]\n  k: [0, 2]\n  alpha: [0.8]\n", answer=False)
+    df, ops, meta, _ = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    text = finding("kv-caps-batch", df, ops, meta, strict=False).text
+    assert "At 32k context on H100 SXM5 (1 device for Llama 3.1 8B and 4 for Llama 3.1 70B), the KV cache caps" in text
+    assert "On H200 SXM (1 device for Llama 3.1 8B and 4 for Llama 3.1 70B) the caps are" in text
+    r, _ = _run_text(tmp_path, "name: kv1\nquestion: kv-caps-batch\nhardware: [h100-sxm, h200, b200]\nmodel: llama-3.1-70b\n"
+                     "method: eagle\ntp: [1, 2, 4]\naxes:\n  batch: [1, 8, 64]\n  context: [4096, 32768]\n  k: [0, 2]\n"
+                     "  alpha: [0.8]\n", answer=False)
+    df, _, _, kept = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    assert "tp 4 the first where it fits in memory (of 1, 2, 4)" in kept, kept
+    assert df.groupby(["hardware", "context"])["fits_in_memory"].any().all()
+
+
+@pytest.mark.slow
 def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
     """qa357: a sweep too large to refine its break-even batches kept the largest swept batch that pays, a lower bound
     its warning said, and the finding said 'up to batch 5793' as if exact."""

@@ -1615,3 +1615,28 @@ def test_a_serving_pick_mostly_prefills_says_its_ttft_is_a_lower_bound():
     assert "speculation" not in note and "serving_ttft_s leaves out" in note
     assert prefill_share_note({"plain": None, "speculation": picks["speculation"]}) == ""
     assert prefill_share_note({"plain": pd.Series({"tokens_per_s": 41.0})}) == ""  # a decoding table: nothing to say
+
+
+@pytest.mark.slow
+def test_a_plain_point_drawn_from_a_speculative_row_carries_its_own_figures_every_column():
+    """qa363: with no k = 0 rows in the sweep, the plain points cheapest draws from the speculative rows' baseline
+    columns wrote those rows' serving cost, speedup and TPOT, and (under --serving) their decoding cost."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import _candidates, as_written, serving_view
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "prompt": 4000,
+                             "output_len": 200, "axes": {"batch": [1, 8, 64], "k": [4], "alpha": [0.8]}})
+    for table in (df, serving_view(df, "t")):
+        plain = as_written(_candidates(table))
+        plain = plain[plain["decoding"] == "plain"]
+        assert len(plain) == 3 and (plain["speedup"] == 1.0).all() and (plain["serving_speedup"] == 1.0).all()
+        for name in ("cost_usd_per_million_tokens", "tokens_per_s", "tokens_per_s_per_user"):
+            assert np.allclose(plain[name], plain[f"baseline_{name}"] if name in df else plain[name]), name
+        for name in ("serving_cost_usd_per_million_tokens", "serving_time_per_output_token_s", "serving_ttft_s",
+                     "serving_tokens_per_s"):
+            assert np.allclose(plain[name], plain[f"baseline_{name}"]), name
+        assert np.allclose(plain["cost_usd_per_million_tokens"], df["baseline_cost_usd_per_million_tokens"])  # decoding's
