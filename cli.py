@@ -1153,6 +1153,17 @@ def _unknown_command_text(exc, name: str) -> str:
             + ", found none of that name" + (f" (did you mean {' or '.join(offered)}?)" if offered else ""))
 
 
+def _with_row_line(exc: RooflineError) -> RooflineError:
+    """A measurements file's 'FILE.csv: row N: ...' with the line row N starts on (measurements._with_file_line), where
+    the error came after the file loaded (a row's unknown hardware, its layout: qa359, qa360 named only the row)."""
+    found = re.match(r"(.+?\.csv): row \d+: ", str(exc))
+    if not found or not Path(found.group(1)).is_file():
+        return exc
+    from roofline.measurements import _with_file_line
+
+    return _with_file_line(exc, Path(found.group(1)))
+
+
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
     import warnings
@@ -1182,7 +1193,7 @@ def main() -> None:
                 typer.echo("interrupted", err=True)
             sys.exit(code)
     except RooflineError as exc:
-        typer.echo(f"error: {as_flags(str(exc))}", err=True)
+        typer.echo(f"error: {as_flags(str(_with_row_line(exc)))}", err=True)
         sys.exit(2)
     except typer.Abort:
         typer.echo("aborted", err=True)

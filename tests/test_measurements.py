@@ -107,6 +107,13 @@ def test_a_bad_rows_error_names_the_line_it_starts_on_past_a_cell_of_two_lines_a
         load_measurements(path)
 
 
+def test_a_rows_error_after_loading_names_its_line_too(tmp_path, roofline):
+    """qa360: 'row 3: hardware: unknown hardware' (found when the rows are predicted, after the file loaded) named no line."""
+    path = write_rows(tmp_path, [{"notes": "two\nlines"}, {}, {"hardware": "h999"}])
+    code, _, err = roofline("accuracy", path, "--split", "all", "--out", tmp_path / "acc")
+    assert code == 2 and "m.csv: row 3 (line 5): hardware: unknown hardware 'h999'" in err, err
+
+
 def test_a_missing_column_is_named_in_the_header_error(tmp_path):
     path = tmp_path / "m.csv"
     pd.DataFrame([BASE]).drop(columns=["batch"]).to_csv(path, index=False)
