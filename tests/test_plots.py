@@ -1295,6 +1295,9 @@ def test_a_figure_narrowed_to_one_layout_keeps_one_its_engine_runs_and_names_no_
     assert len(titles) == 4 and all("TP 16" in t and "not run by" not in t for t in titles), titles
     footer = next(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
     assert "no setup of their engine runs them" not in footer, footer
+    from roofline.plot_jobs import narrowed_columns  # the sweep's note names what the figures leave out (qa363)
+
+    assert narrowed_columns(df, meta).get("tp") == [8], narrowed_columns(df, meta)
 
 
 def test_a_footer_line_longer_than_the_figure_is_wide_wraps():

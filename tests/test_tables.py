@@ -1054,6 +1054,16 @@ def test_the_compute_bound_line_says_when_its_intensity_is_below_the_ridge():
     assert line.endswith("FLOP/byte, the step's mean, below the ridge where mlp and lm_head are above it)"), line
 
 
+def test_a_compute_bound_step_is_overhead_bound_from_over_half_host_work_added():
+    """The rule _overhead_bound states for a compute-bound step (qa357), at its threshold (qa360: 0.6 survived)."""
+    from roofline.tables import BYTES_SHARE_SAID, _overhead_bound
+
+    step = {"bound": "compute", "step_time_s": 1.0, "host_overlap": False, "host_time_s": 0.0}
+    assert BYTES_SHARE_SAID == 0.5
+    assert _overhead_bound({**step, "host_on_path_s": 0.55}) and not _overhead_bound({**step, "host_on_path_s": 0.5})
+    assert not _overhead_bound({**step, "host_on_path_s": 0.9, "launch_bound": True})  # the launches set it instead
+
+
 @pytest.mark.slow
 def test_a_compute_bound_step_mostly_host_work_is_said_overhead_bound():
     """qa357: vllm's batch-512 step of an 8B model, 62% host work added to the device's, was 'compute-bound', where at
