@@ -388,6 +388,17 @@ def _was_marker(remark: str) -> tuple[str, str] | None:
     return (body[:close], body[close + 2:]) if close > 0 else None
 
 
+def _is_flow(node) -> bool:
+    """Whether a ruamel list or mapping is written in flow style ([a, b], {k: v}) on its field's line."""
+    return bool(getattr(getattr(node, "fa", None), "flow_style", lambda: False)())
+
+
+def _made_from(text: str) -> str | None:
+    """The profile a copy names in its header (MADE_FROM: `... new NAME --from SOURCE`), else None."""
+    made = MADE_FROM.search(text.split("\ntype:", 1)[0])
+    return made.group(1) if made else None
+
+
 def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None:
     """The remark at the end of a field's line, said of the value a `set` replaces, begun with that value as the file
     wrote it (`prefix_cached_speculating: true  # (was false) off under EAGLE in these releases (source)`; it stood
@@ -409,8 +420,7 @@ def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None
         if len(parents) < len(keys):
             continue
         node, key, new = parents[-1], keys[-1], value
-        flow = getattr(getattr(node, "fa", None), "flow_style", lambda: False)()
-        if flow and len(keys) > 1 and isinstance(node, dict):  # an entry of a flow mapping: its field's remark, of it whole
+        if _is_flow(node) and len(keys) > 1 and isinstance(node, dict):  # an entry of a flow mapping: its field's remark, of it whole
             new = {**{str(k): v for k, v in node.items()}, key: value}
             node, key = parents[-2], keys[-2]
         items = getattr(getattr(node, "ca", None), "items", None)
@@ -930,7 +940,7 @@ def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
             node = node[int(part)] if isinstance(node, list) else node.get(part) if hasattr(node, "get") else None
             if node is None:
                 break
-        if len(path) > 1 and parent is not None and getattr(getattr(node, "fa", None), "flow_style", lambda: False)():
+        if len(path) > 1 and parent is not None and _is_flow(node):
             node, path = parent, path[:-1]  # an entry of a flow mapping on its field's line: that line's remark (qa363)
         items = getattr(getattr(node, "ca", None), "items", {})
         token = items.get(path[-1]) if isinstance(items, dict) else None
@@ -971,17 +981,17 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
     if kind == "hardware" and numbers and not {"source", "notes"} & set_here:  # (a model's shape is its config's)
         group = GROUP[kind]
         one = len(numbers) == 1
-        copy = HAND_SET in text or MADE_FROM.search(text.split("\ntype:", 1)[0])  # a copy's header lists them (qa358:
+        copy = HAND_SET in text or _made_from(text)  # a copy's header lists them (qa358:
         marked = (f"the header marks {'it' if one else 'them'} set by hand ({group} show lists {'it' if one else 'them'}); "
                   if copy else "")  # a file of the user's own has no such header)
-        made = "; the source and notes there are of the values it was made from" if copy else ""
+        origin = "; the source and notes there are of the values it was made from" if copy else ""
         warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
-             f"from to the file's notes (roofline {group} edit {Path(where).stem}{made})")
-    made = MADE_FROM.search(text.split("\ntype:", 1)[0])
+             f"from to the file's notes (roofline {group} edit {Path(where).stem}{origin})")
+    made = _made_from(text)
     if "source" in written and made and "source" not in already:  # (removed: said by _removed_note; once replaced, the
         # text is the user's own: qa316)
-        warn(f"{where}: source replaced: it spoke for the values the copy keeps from {made.group(1)} too (roofline "
-             f"{GROUP[kind]} show {made.group(1)} gives the text), which the new one now stands for")
+        warn(f"{where}: source replaced: it spoke for the values the copy keeps from {made} too (roofline "
+             f"{GROUP[kind]} show {made} gives the text), which the new one now stands for")
 
 
 def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
@@ -1089,8 +1099,10 @@ def _shares_by_devices_kept(kind: str, doc, set_here: set[str], where: str) -> N
         return
     fields = sorted(f for f in set_here if f == "memory_fraction" or re.fullmatch(r"overrides\.\d+\.memory_fraction", f))
     if fields:
+        from roofline.serving import shares_text
+
         least = min(int(n) for n in shares)
-        warn(f"{where}: {', '.join(fields)} set, but memory_fraction_by_devices ({', '.join(f'{v:g} at {n}+' for n, v in shares.items())}) "
+        warn(f"{where}: {', '.join(fields)} set, but memory_fraction_by_devices ({shares_text(shares)}) "
              f"gives the share from {least} devices on, so it holds below {least} only: set memory_fraction_by_devices=null "
              "for it to hold at every layout")
 
@@ -1501,11 +1513,11 @@ def _restored_fields(kind: str, text: str, pairs: list, written: set[str], extra
     """The fields of a copy (its header's MADE_FROM names the profile it was made from) that `set` gives that
     profile's value again: no longer set by hand (qa358: the header kept listing them), where that profile still
     loads."""
-    made = MADE_FROM.search(text.split("\ntype:", 1)[0])
+    made = _made_from(text)
     if not made:
         return set()
     try:
-        parent = _leaves(load_yaml_text(read_text(find_profile(kind, made.group(1), extra_dirs)), made.group(1)) or {})
+        parent = _leaves(load_yaml_text(read_text(find_profile(kind, made, extra_dirs)), made) or {})
     except (RooflineError, OSError):
         return set()
     return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None  # a list as _leaves
@@ -1528,11 +1540,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224), a
                  if value is not None and _same_leaves(leaves, ".".join(keys), value)}  # mapping of the same leaves
     set_here = {".".join(keys) for keys, _ in pairs} - unchanged
-    made = MADE_FROM.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
+    made = _made_from(unix) if kind == "scenario" else None
     if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
             made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209), not
         # over a description the user wrote (qa211)
-        doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",
+        doc["description"] = _copy_description(str(doc.get("name", path.stem)), made or "",
                                                 set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
@@ -1875,7 +1887,9 @@ def _shown(value, unit: str) -> str:
     if isinstance(value, (tuple, list)):  # a list field (an engine's dp_attention_stage_split): its names, or none
         return ", ".join(map(str, value)) or "-"
     if isinstance(value, dict):  # an engine's memory_fraction_by_devices: {N: f}
-        return ", ".join(f"{v:g} at {k}+" for k, v in value.items()) or "-"
+        from roofline.serving import shares_text
+
+        return shares_text(value) or "-"
     if unit == "s":
         return format_seconds(value)
     if unit == "params":

@@ -785,7 +785,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         courses.setdefault(verb, []).append(f"{_model(meta, m)} ({path})")
     clauses = [f"{verb} for {_list(items)}" for verb, items in courses.items()]
     tp = _tp(meta)
-    where = _devices_of_models(df, hw0, meta)  # the layout's devices, not tp alone  # each model its own layout (qa361: 8 said of a tp 4 one)
+    where = _devices_of_models(df, hw0, meta)  # the layouts' devices, each model's own (qa361: 8 said of a tp 4 one)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
@@ -2059,10 +2059,9 @@ def _first_fitting(df: pd.DataFrame, text: pd.Series, values: list, compared: tu
         return values[0]
     fits = df["fits_in_memory"].astype(bool)
     compared = [c for c in compared if c in df]
-    for columns in ([*compared, "context"] if "context" in df and "context" not in compared else None, compared):
-        if not columns:  # every device at every context first (qa363: tp 2 held, fitting at 4k, where the finding reads
-            continue  # 32k), then every device at some context
-        every = len(df[columns].drop_duplicates())
+    tiers = ([[*compared, "context"]] if "context" in df and "context" not in compared else []) + [compared]
+    for columns in (c for c in tiers if c):  # every device at every context first (qa363: tp 2 held, fitting at 4k,
+        every = len(df[columns].drop_duplicates())  # where the finding reads 32k), then every device at some context
         for v in values:
             if len(df.loc[fits & (text == str(v)), columns].drop_duplicates()) == every:
                 return v

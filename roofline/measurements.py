@@ -384,22 +384,28 @@ def _blank_line(record: list[str]) -> bool:
     return len(record) <= 1 and not "".join(record).strip()
 
 
-def _check_field_counts(path: Path, header_fields: int) -> None:
-    """One line naming the first data row (numbered as every other message numbers them: blank lines skipped, a quoted
-    note's line breaks inside its row) whose field count is not the header's (qa100: pandas' 'Expected 24 fields in line
-    7, saw 25', and a row of 10 fields reported as its 11th column being empty)."""
+def _rows_with_lines(path: Path):
+    """(the file line it starts on, its fields) of each data row of a measurements CSV, as the loader numbers rows:
+    below the header, blank lines skipped (_blank_line), a quoted note's line breaks inside its row."""
     with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
         records = csv.reader(handle)
         next(records, None)
-        row, end = 0, records.line_num
+        end = records.line_num
         for fields in records:
-            start, end = end + 1, records.line_num  # the file line the record starts on (qa360: said as the others)
-            if _blank_line(fields):
-                continue
-            row += 1  # numbered as the loader reads rows; one of empty fields only (a spreadsheet's) not checked here
-            if len(fields) != header_fields and any(f.strip() for f in fields):
-                raise RooflineError(f"{path}: row {row} (line {start}): expected {header_fields} fields, as the header has, found "
-                                    f"{len(fields)}" + (" (a value with a comma needs quotes)" if len(fields) > header_fields else ""))
+            start, end = end + 1, records.line_num
+            if not _blank_line(fields):
+                yield start, fields
+
+
+def _check_field_counts(path: Path, header_fields: int) -> None:
+    """One line naming the first data row (numbered as every other message numbers them: _rows_with_lines, its file
+    line beside it, qa360) whose field count is not the header's (qa100: pandas' 'Expected 24 fields in line 7, saw 25',
+    and a row of 10 fields reported as its 11th column being empty); one of empty fields only (a spreadsheet's) is not
+    checked here."""
+    for row, (start, fields) in enumerate(_rows_with_lines(path), start=1):
+        if len(fields) != header_fields and any(f.strip() for f in fields):
+            raise RooflineError(f"{path}: row {row} (line {start}): expected {header_fields} fields, as the header has, found "
+                                f"{len(fields)}" + (" (a value with a comma needs quotes)" if len(fields) > header_fields else ""))
 
 
 def load_measurements(path: str | Path) -> pd.DataFrame:
@@ -463,15 +469,7 @@ def _with_file_line(exc: RooflineError, path: Path) -> RooflineError:
     found = re.match(r"(.*?: row )(\d+)(: .*)", str(exc), re.S)
     if not found:
         return exc
-    starts, end = [], 1  # the line each record starts on, below the header
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        reader = csv.reader(handle)
-        next(reader, None)
-        end = reader.line_num
-        for record in reader:
-            if not _blank_line(record):  # a line of blanks is no row, a line of empty fields is (as the loader reads them)
-                starts.append(end + 1)
-            end = reader.line_num
+    starts = [start for start, _ in _rows_with_lines(path)]
     row = int(found.group(2))
     if not 1 <= row <= len(starts):
         return exc

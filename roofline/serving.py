@@ -750,6 +750,13 @@ def _memory_fraction(where: str, key: str, value: object) -> float | None:
     return None if value is None else float(value)
 
 
+def shares_text(shares) -> str:
+    """memory_fraction_by_devices as the tool says it, '0.87 at 2+ devices, 0.81 at 8+ devices', of ((N, f), ...) or of
+    a profile's {"N": f} ('' for none)."""
+    pairs = shares.items() if isinstance(shares, dict) else shares
+    return ", ".join(f"{float(f):g} at {n}+ devices" for n, f in pairs)
+
+
 def _fraction_by_devices(where: str, key: str, value: object) -> tuple:
     """{"N": f_N} (a profile's mapping, its keys strings of digits as the safe loader wants keys; or a spec's ((N, f_N),
     ...)) as ((N, f_N), ...) ascending; null or {} for none."""

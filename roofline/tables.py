@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
-from roofline.serving import DP_GATHER, MOE_DISPATCH, OPTIMISTIC_BATCH, PP_REMAINDERS, family_of, optimistic
+from roofline.serving import DP_GATHER, MOE_DISPATCH, OPTIMISTIC_BATCH, PP_REMAINDERS, family_of, optimistic, shares_text
 from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour, spoken_list
 
 
@@ -372,11 +372,6 @@ def _needed_of_usable(p: dict) -> str:
     return f"{format_si(needed, 'B', digits)} of {format_si(usable, 'B', digits)}"
 
 
-def _listed(names: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
-
-
 def _above_their_ridges(p: dict, cb: dict) -> str:
     """'mlp and lm_head are above it', or of operators computing in another dtype than the headline ridge's, 'attention is
     above bf16's 194.0' (qa360: MLA attention at 240 FLOP/B said above fp8's 354.1): the operators compute-bound where
@@ -388,7 +383,7 @@ def _above_their_ridges(p: dict, cb: dict) -> str:
     for name in names:
         d = dtype_of.get(name, p.get("ridge_point_dtype"))
         groups.setdefault(d if d != p.get("ridge_point_dtype") and d in ridges else "", []).append(name)
-    parts = [f"{_listed(ops)} {'is' if len(ops) == 1 else 'are'} above " + (f"{d}'s {ridges[d]:.1f}" if d else "it")
+    parts = [f"{spoken_list(ops)} {'is' if len(ops) == 1 else 'are'} above " + (f"{d}'s {ridges[d]:.1f}" if d else "it")
              for d, ops in groups.items()]
     return "; ".join(parts)
 
@@ -414,14 +409,14 @@ def _compute_bound_text(p: dict) -> str:
         runs = [f"{a:,}" if a == b else f"{a:,}-{b:,}" for a, b in cb["runs"]]
         shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]
         last = cb["runs"][-1]
-        listed = _listed(shown)  # (qa308: ' and 100-200')
+        listed = spoken_list(shown)  # (qa308: ' and 100-200')
         gaps = [f"{b + 1:,}" if a - 1 == b + 1 else f"{b + 1:,}-{a - 1:,}"  # qa327: named, not 'the batches between'
                 for (_, b), (a, _) in zip(cb["runs"], cb["runs"][1:])]
         if len(gaps) > 4:
             gaps = ["the batches between them"]
         past = [] if cb["from_batch"] is not None else [f"past {last[1]:,} to {end:,}, the search's end"]
         spans = [*gaps, *past]  # (qa328: 'at 605-608 and 625-640 and past 644')
-        listed_spans = _listed(spans)
+        listed_spans = spoken_list(spans)
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
                 + ("at " if gaps else "") + listed_spans)
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
@@ -1056,7 +1051,7 @@ def _override_value(key: str, value) -> str:
     if isinstance(value, bool):  # a flag as YAML writes it (qa143: 'False')
         return str(value).lower()
     if key == "memory_fraction_by_devices":  # ((N, f), ...): as engines show says the profile's (qa360: a tuple)
-        return ", ".join(f"{f:g} at {n}+ devices" for n, f in value) or "none"
+        return shares_text(value) or "none"
     if isinstance(value, (tuple, list)):  # a list field (dp_attention_stage_split) as YAML writes it (qa137: a tuple)
         return "[" + ", ".join(map(str, value)) + "]"
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
@@ -1176,7 +1171,7 @@ def _memory_share_text(e) -> str:
     share = (f"{e.memory_fraction:g} of the memory left beside the weights" if e.memory_fraction_of == "free"
              else f"{e.memory_fraction:g} of the memory")
     if e.memory_fraction_by_devices:  # SGLang 0.4's share by tp size
-        share += " (" + ", ".join(f"{f:g} at {n}+ devices" for n, f in e.memory_fraction_by_devices) + ")"
+        share += f" ({shares_text(e.memory_fraction_by_devices)})"
     parts = [format_si(b, "B") + what for b, what in ((e.memory_reserved_bytes, ""),
                                                     (e.memory_reserved_parallel_bytes, " more on a stage of more than one device")) if b]
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
