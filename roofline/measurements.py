@@ -738,7 +738,8 @@ def memory_capped_text(rows: pd.DataFrame, most: int = 8) -> str:
             "row's server ran whole says its memory is larger than the profile's (this cap leaves out the profile's "
             "memory reserve, the most its engine can have held; predict keeps the reserve and fits fewer: raise "
             "memory_fraction, `roofline engines set NAME memory_fraction=...`, to the share the server was given; where the "
-            "profile gives shares by device count, memory_fraction_by_devices too, or =null: qa360)")
+            "profile gives shares by device count, set memory_fraction_by_devices too, or drop them with "
+            "memory_fraction_by_devices=null)")
 
 
 def prefill_stall_s(g, eng: ServingEngine, running):

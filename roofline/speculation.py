@@ -605,7 +605,9 @@ def speculative_metrics(
     baseline_tokens_per_s, draft_time_s, verify_time_s, transfer_time_s, overhead_time_s,
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
-    memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
+    weight_bytes, kv_bytes (a target device's weights and KV cache with the k + 1 tokens a pass verifies),
+    memory_needed_bytes (with a drafter sharing the device), usable_memory_bytes, fits_in_memory, max_batch,
+    baseline_max_batch (plain decoding's, without a drafter and
     its k + 1 extra tokens), verify_compute_bound, baseline_launch_bound, verify_launch_bound and draft_launch_bound
     (an eager decode step, verify or draft pass set by its host's launches), baseline_mbu, baseline_mfu, drafter_overlaps,
     drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
@@ -739,7 +741,10 @@ def speculative_metrics(
         # on the busiest device: with expert parallelism the wider verify pass spreads its tokens over the experts more
         # evenly than a decode step (costs.py's z_ep term), which can outweigh the rejected work: then none is counted
         "wasted_flops_fraction": np.maximum(1.0 - (base["flops"] / b) / (flops / tokens_per_iter), 0.0),
+        "weight_bytes": mem["weight_bytes"],  # a target device's (the stage that binds under pp), as capacity gives it
+        "kv_bytes": mem["kv_bytes"],
         "memory_needed_bytes": mem["memory_needed_bytes"],
+        "usable_memory_bytes": mem["usable_memory_bytes"],
         "fits_in_memory": mem["fits_in_memory"],
         "max_batch": mem["max_batch"],
         "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix,  # plain decoding
@@ -805,7 +810,10 @@ def _drafting_capacity(hw, target, batch, verify_len, dep, method, drafter, d_de
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
                     engine=draft_side)
     return {
+        "weight_bytes": main["weight_bytes"],
+        "kv_bytes": main["kv_bytes"],
         "memory_needed_bytes": main["memory_needed_bytes"],
+        "usable_memory_bytes": main["usable_memory_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),
         "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
         "drafter_memory_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),

@@ -1081,3 +1081,30 @@ def test_a_request_half_given_or_a_list_of_prompts_is_said_on_its_line(tmp_path)
     with pytest.raises(RooflineError, match=r"line 4: prompt: expected a number of tokens in 1\.\.1,000,000,000 \(one request "
                                             r"a scenario: a scenario for each prompt length\), found \[1000, 2000\]$"):
         load_scenario(str(path))
+
+
+@pytest.mark.slow
+def test_the_memory_columns_are_predicts_weights_kv_cache_and_usable_memory_at_the_same_point():
+    """A sweep's `weight_bytes`, `kv_bytes` and `usable_memory_bytes` (qa361: a planner saw `fits_in_memory` false
+    with neither what was needed nor what the engine gives): predict's at the same point, under pp the binding stage's;
+    a verify pass's KV cache is that of k more tokens of context, and `fits_in_memory` is needed <= usable."""
+    import warnings
+
+    import roofline
+
+    base = {"hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "eagle", "tp": 2, "pp": 2,
+            "axes": {"batch": [1, 64, 4096], "context": [4096], "k": [0, 3], "alpha": [0.7]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep(base)
+    for row in df.itertuples():
+        p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=int(row.batch), context=int(row.context) + int(row.k),
+                             tp=2, pp=2)
+        assert row.weight_bytes == pytest.approx(p["weight_bytes"], rel=1e-12)
+        assert row.kv_bytes == pytest.approx(p["kv_bytes"], rel=1e-12)
+        assert row.usable_memory_bytes == pytest.approx(p["usable_memory_bytes"], rel=1e-12)
+    assert (df["fits_in_memory"] == (df["memory_needed_bytes"] <= df["usable_memory_bytes"])).all()
+    plain, spec = df[df.k == 0], df[df.k > 0]
+    assert np.allclose(plain["weight_bytes"] + plain["kv_bytes"], plain["memory_needed_bytes"])
+    assert (spec["memory_needed_bytes"] > spec["weight_bytes"] + spec["kv_bytes"]).all()  # the EAGLE head beside them
+    assert not df["fits_in_memory"].all() and df["fits_in_memory"].any()
