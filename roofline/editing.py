@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, field_error, warn, with_line
+from roofline.errors import FIELD_LINES, RooflineError, UnreadableProfile, WrongKind, closest_names, field_error, warn, with_line
 from roofline.profiles import (
     FOLDERS,
     PROFILE_SUFFIXES,
@@ -115,6 +115,18 @@ def _plain_value(text: str) -> object:
         return text
 
 
+def _as_typed(text: str, value: float) -> float:
+    """`value`, read from `text`, as a float that ruamel writes with the digits typed (0.80 stays 0.80, 1.0e+3 stays
+    1.0e+3; qa358: `set memory_fraction=0.80` wrote 0.8), where ruamel's round-trip reading of `text` is that number."""
+    from ruamel.yaml import YAML
+
+    try:
+        typed = YAML().load(f"v: {text}")["v"]
+    except Exception:  # noqa: BLE001  ruamel's errors have no one base class; `value` as read is kept
+        return value
+    return typed if isinstance(typed, float) and float(typed) == value else value
+
+
 def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "hardware") -> list[tuple[list[str], object]]:
     """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value, except
     that an unquoted value of a prose field (TEXT_FIELDS) is its text as written."""
@@ -154,6 +166,8 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
             value = DoubleQuotedScalarString(value)  # quoted, as given (qa298: refused with the hint to quote it)
         if (isinstance(value, (dict, list)) and not flow) or not isinstance(value, (str, int, float, bool, dict, list, type(None))):
             value = text  # prose with ': ' in it, or a date: the text as written
+        if type(value) is float:
+            value = _as_typed(text, value)
         if isinstance(value, (dict, list)) and len(str(value)) > 2000:
             raise RooflineError(f"{what} {key}: expected a short value, found {len(str(value))} characters")
         pairs.append((path, value))
@@ -1587,6 +1601,27 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     return path
 
 
+NOT_SAVED_LINES = 2  # the lines edit_profile's NOT SAVED banner puts above an invalid edit in the editor
+
+
+def _edit_error(kind: str, edited: str, path: Path, extra_dirs: tuple) -> str | None:
+    """Why `edited` is not a valid profile (None where it is), naming the line of the field at fault as the editor
+    shows it next, under the NOT SAVED banner's lines (qa358: these errors named no line, as `set`'s do)."""
+    shown = "#\n" * NOT_SAVED_LINES + edited  # comments: read as `edited` is, a line per banner line
+    try:
+        validate_text(kind, shown, path, extra_dirs)
+    except RooflineError as exc:
+        try:
+            load_yaml_text(shown, str(path), lines=True)
+        except RooflineError:
+            return str(exc)  # not YAML: the parser's message names its line already
+        try:
+            return str(with_line(str(path), exc))
+        finally:
+            FIELD_LINES.pop(str(path), None)  # those lines are not the file on disk's
+    return None
+
+
 def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False, editor: str | None = None) -> tuple[Path, bool]:
     """Open the profile in an editor until it validates; (path, changed). An invalid result is never written. A user
     file of that name that cannot be read as a profile (a YAML syntax error) opens with its error on top."""
@@ -1603,7 +1638,7 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
         for _ in range(MAX_EDIT_ROUNDS):
             banner = ""
             if error:
-                banner = (f"{EDIT_MARK}NOT SAVED: {error}\n"
+                banner = (f"{EDIT_MARK}NOT SAVED: {error}\n"  # NOT_SAVED_LINES lines
                           f"{EDIT_MARK}fix the file and save, or quit without saving to give up (these lines are removed)\n")
             scratch.write_text(banner + text, encoding="utf-8")
             try:
@@ -1619,10 +1654,9 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 return path, False
             if error and edited == text:
                 raise RooflineError(f"{path}: unchanged, the edit was given up while invalid: {error}")
-            try:
-                validate_text(kind, edited, path, extra_dirs)
-            except RooflineError as exc:
-                text, error = edited, str(exc)
+            error = _edit_error(kind, edited, path, extra_dirs)
+            if error:
+                text = edited
                 continue
             if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): neither lost
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "

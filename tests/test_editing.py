@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import cli
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, field_line
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 
@@ -1032,7 +1032,7 @@ def test_engines_set_keeps_the_comments_around_a_fitted_parameter_it_removes_fro
     assert "  parameters:\n    # the host's costs\n    - host_per_step\n" in (tmp_path / "mid.yaml").read_text()
 
 
-def test_a_failed_edit_names_no_line_of_another_text(roofline, tmp_path, monkeypatch):
+def test_a_failed_edit_names_the_line_of_the_text_being_fixed(roofline, tmp_path, monkeypatch):
     """The NOT SAVED banner named the line of the field in the file on disk, not in the text being fixed."""
     path = _user_copy(roofline)
     bad = "# a\n# b\n# c\n" + path.read_text().replace("memory: 24 GB", "memory: 24 GB/s")
@@ -1043,7 +1043,23 @@ def test_a_failed_edit_names_no_line_of_another_text(roofline, tmp_path, monkeyp
     code, _, err = roofline("hw", "edit", "ed-gpu")
     seen = json.loads(plan.read_text())["seen"]
     assert "NOT SAVED: " in seen[1] and ": memory: expected a size in bytes" in seen[1].splitlines()[0]
-    assert "line " not in seen[1].splitlines()[0]
+    # the line of the text being fixed as the editor shows it, under the banner (qa358: no line was named)
+    shown = seen[1].splitlines()
+    at = next(i for i, line in enumerate(shown, 1) if line.startswith("memory: 24 GB/s"))
+    assert f"ed-gpu.yaml: line {at}: memory: expected" in shown[0] and at == bad.splitlines().index("memory: 24 GB/s") + 3
+    assert field_line(str(path), "memory") is None  # and not kept as the lines of the file on disk
+
+
+def test_a_failed_edit_s_yaml_error_names_the_line_the_editor_shows(roofline, tmp_path, monkeypatch):
+    path = _user_copy(roofline)
+    bad = path.read_text().replace("kind: gpu\n", "kind: gpu\nkind: cpu\n")  # a duplicated key
+    editor, plan = _fake_editor(tmp_path, [bad, None])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    roofline("hw", "edit", "ed-gpu")
+    shown = json.loads(plan.read_text())["seen"][1].splitlines()
+    at = [i for i, line in enumerate(shown, 1) if line.startswith("kind: ")][1]
+    assert "duplicated key 'kind'" in shown[0] and f"line {at}" in shown[0], shown[0]
 
 
 def test_an_engine_value_set_by_hand_says_which_family_keeps_its_own_and_a_list_entry_can_be_set(roofline, tmp_path):
@@ -2454,3 +2470,23 @@ def test_a_value_set_refuses_names_the_fields_line_in_the_file(roofline, tmp_pat
     assert code == 2 and err.strip() == (f"error: {path}: line {line}: memory: expected a finite positive quantity like "
                                          "'80 GB', found '-5 GB'"), err
     assert path.read_text() == before
+
+
+def test_a_number_set_is_written_with_the_digits_typed(tmp_path):
+    """qa358: `set memory_fraction=0.80` wrote 0.8 (and 1.0e+3 as 1000.0): the file says what was typed, and reads
+    back as the same number."""
+    from roofline.editing import parse_assignments, set_fields
+    from roofline.serving import load_engine
+
+    eng = tmp_path / "eng.yaml"
+    eng.write_text("type: engine\nname: eng\nsource: s\nmemory_fraction: 0.88   # by hand\n"
+                   'memory_fraction_by_devices: {"8": 0.81}\n')
+    set_fields("engine", "eng", ["memory_fraction=0.80", "memory_fraction_by_devices.8=.850"], (tmp_path,))
+    text = eng.read_text()
+    assert re.search(r"\nmemory_fraction: 0\.80 +# \(was 0\.88\) by hand\n", text), text
+    assert 'memory_fraction_by_devices: {"8": .850}' in text, text
+    assert load_engine(str(eng)).memory_fraction == 0.8 and load_engine(str(eng)).memory_fraction_for(8) == 0.85
+    (_, typed), = parse_assignments(["memory_fraction=1.0e+3"], kind="engine")
+    assert typed == 1000.0 and isinstance(typed, float)
+    (_, plain), = parse_assignments(["memory_fraction=2048"], kind="engine")  # an integer stays one
+    assert plain == 2048 and type(plain) is int
