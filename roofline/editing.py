@@ -413,6 +413,20 @@ def _made_from(text: str) -> str | None:
     return made.group(1) if made else None
 
 
+def _parents(doc, keys: list[str]) -> list | None:
+    """The nodes from `doc` down to the one holding the last of `keys` (a list's entry by its index), or None where
+    one of them is missing."""
+    parents = [doc]
+    for part in keys[:-1]:
+        node = parents[-1]
+        node = (node[int(part)] if part.isdigit() and int(part) < len(node) else None) if isinstance(node, list) \
+            else node.get(part) if hasattr(node, "get") else None
+        if node is None:
+            return None
+        parents.append(node)
+    return parents
+
+
 def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None:
     """The remark at the end of a field's line, said of the value a `set` replaces, begun with that value as the file
     wrote it (`prefix_cached_speculating: true  # (was false) off under EAGLE in these releases (source)`; it stood
@@ -423,15 +437,8 @@ def _remark_old_values(doc, text: str, pairs: list, unchanged: set[str]) -> None
     for keys, value in pairs:
         if value is None or ".".join(keys) in unchanged:
             continue
-        parents = [doc]
-        for part in keys[:-1]:
-            node = parents[-1]
-            node = (node[int(part)] if part.isdigit() and int(part) < len(node) else None) if isinstance(node, list) \
-                else node.get(part) if hasattr(node, "get") else None
-            if node is None:
-                break
-            parents.append(node)
-        if len(parents) < len(keys):
+        parents = _parents(doc, keys)
+        if parents is None:
             continue
         node, key, new = parents[-1], keys[-1], value
         if _is_flow(node) and len(keys) > 1 and isinstance(node, dict):  # an entry of a flow mapping: its field's remark, of it whole
@@ -948,14 +955,12 @@ def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
     """The source profile's remark at the end of a line whose value `new` set (`moe_dispatch: per_pair  # SGLang's EP
     MoE without DeepEP ...`: it describes the old value); the comment lines below it stay."""
     for path in paths:
-        node, parent = doc, None
-        for part in path[:-1]:
-            parent = node
-            node = node[int(part)] if isinstance(node, list) else node.get(part) if hasattr(node, "get") else None
-            if node is None:
-                break
-        if len(path) > 1 and parent is not None and _is_flow(node):
-            node, path = parent, path[:-1]  # an entry of a flow mapping on its field's line: that line's remark (qa363)
+        parents = _parents(doc, path)
+        if parents is None:
+            continue
+        node = parents[-1]
+        if len(path) > 1 and _is_flow(node):
+            node, path = parents[-2], path[:-1]  # an entry of a flow mapping on its field's line: that line's remark (qa363)
         items = getattr(getattr(node, "ca", None), "items", {})
         token = items.get(path[-1]) if isinstance(items, dict) else None
         if token and len(token) > 2 and token[2] is not None and token[2].value.lstrip().startswith("#"):
