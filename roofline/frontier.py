@@ -549,6 +549,62 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     return f"priced at {', '.join(shown)} a device-hour ({how}): {sources}; a pick between devices moves with them" if shown else ""
 
 
+def _rent_at(cost_now: float, cost_then: float, price: float, devices: float, draft_price: float) -> float:
+    """The price a device-hour at which a row's cost would be `cost_then`, where it is `cost_now` at `price`: a cost is
+    its rent over its tokens, the rent P d + D (d devices at P, a drafter's own device at D while it drafts), so
+    P' = (cost_then / cost_now x (P d + D) - D) / d."""
+    return (cost_then / cost_now * (price * devices + draft_price) - draft_price) / devices
+
+
+def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
+                     refused: list[dict] | None = None, meta: dict | None = None) -> list[str]:
+    """Per pick, what a price would have to be for another device to win it (qa362: a pick between devices rests on
+    rental quotes, and cheapest said only that it moves with them): the other device whose cheapest row of the pick's
+    kind, at least as fast (among the swept rows that fit, load and are priced), costs least, c_h against the pick's
+    c_p, and (_rent_at) the pick's device's price at which the two tie, P_p c_h / c_p without a drafter device, and the
+    other's, P_h c_p / c_h. None where no other device reaches the speed."""
+    from roofline.units import format_usd_per_hour
+
+    if not picks or min_tokens_per_s_per_user is None:
+        return []
+    swept = (meta or {}).get("price_usd_per_hour")
+    prices = swept if isinstance(swept, dict) else swept_prices(df)
+    rows = _reachable(df, refused)
+    notes = []
+    for kind, pick in picks.items():
+        if pick is None:
+            continue
+        same = rows[(rows["decoding"] == kind) & (rows[SPEED] >= min_tokens_per_s_per_user)]
+        others = same[same["hardware"].astype(str) != str(pick["hardware"])]
+        if not len(others):
+            continue
+        rival = others.sort_values(COST, kind="stable").iloc[0]
+        terms = []
+        for row in (pick, rival):
+            drafter = row.get("draft_hardware")
+            draft_price = prices.get(drafter) if isinstance(drafter, str) and drafter else 0.0
+            price = prices.get(str(row["hardware"]))
+            if not (_is_number(price) and _is_number(draft_price)):
+                break
+            terms.append((float(price), float(row.get("devices", row["tp"])), float(draft_price)))
+        if len(terms) < 2:
+            continue
+        (p_price, p_devices, p_draft), (r_price, r_devices, r_draft) = terms
+        c_p, c_r = float(pick[COST]), float(rival[COST])
+        flip = _rent_at(c_p, c_r, p_price, p_devices, p_draft)
+        rival_flip = _rent_at(c_r, c_p, r_price, r_devices, r_draft)
+        if not (flip > 0 and rival_flip > 0):
+            continue
+        hw, other = str(pick["hardware"]), str(rival["hardware"])
+        notes.append(f"the {kind} pick ({hw} at ${format_usd_per_hour(p_price)} a device-hour) stays the cheapest at "
+                     f"this speed up to ${format_usd_per_hour(flip)} a device-hour, or while {other} "
+                     f"(${format_usd_per_hour(r_price)}) rents above ${format_usd_per_hour(rival_flip)}: {other}'s "
+                     f"cheapest {kind} row as fast costs "
+                     f"${format_significant(c_r)} per million tokens ({format_significant(float(rival[SPEED]))} tokens/s "
+                     f"per user, batch {int(rival['batch']):,}; among the swept rows)")
+    return notes
+
+
 def unchecked_note(unchecked: list[str]) -> str:
     """cheapest's line for refused_layouts' unchecked profiles, or ''."""
     if not unchecked:
@@ -1303,6 +1359,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += said_of(said)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
     notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
+    notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta)
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     now = pick_note_kinds(found, extra_dirs, meta) if found else {}

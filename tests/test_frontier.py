@@ -1640,3 +1640,42 @@ def test_a_plain_point_drawn_from_a_speculative_row_carries_its_own_figures_ever
                      "serving_tokens_per_s"):
             assert np.allclose(plain[name], plain[f"baseline_{name}"]), name
         assert np.allclose(plain["cost_usd_per_million_tokens"], df["baseline_cost_usd_per_million_tokens"])  # decoding's
+
+
+@pytest.mark.slow
+def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost_the_same():
+    """qa362: a pick between devices rests on rental quotes, and cheapest said only that it moves with them. Each
+    pick's note gives its device's price at which another device's cheapest row as fast costs the same, and that
+    device's price at which it does; swept again at either price, the two rows cost the same (a drafter on an L4 of
+    its own in the rent)."""
+    import dataclasses
+    import warnings
+
+    import roofline
+    from roofline.frontier import price_flip_notes
+
+    scenario = {"name": "f", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-70b", "method": "draft",
+                "draft": "llama-3.2-1b", "draft_hardware": "l4", "tp": 4,
+                "axes": {"batch": [1, 8, 32, 128], "context": [2048], "k": [0, 3], "alpha": [0.8]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep(scenario)
+        prices = {name: roofline.load_hardware(name).price_usd_per_hour for name in ("h100-sxm", "h200", "l4")}
+        picks = cheapest(df, 40)
+        notes = price_flip_notes(df, picks, 40, meta={"price_usd_per_hour": prices})
+        assert len(notes) == 2 and [n.split()[1] for n in notes] == ["plain", "speculation"], notes
+        for kind, note in zip(("plain", "speculation"), notes):
+            pick = picks[kind]
+            found = re.match(r"the \w+ pick \(([\w-]+) at \$[\d.]+ a device-hour\) stays the cheapest at this speed up to "
+                             r"\$([\d.]+) a device-hour, or while ([\w-]+) \(\$[\d.]+\) rents above \$([\d.]+): ", note)
+            assert found and found[1] == pick["hardware"], note
+            for name, price in ((found[1], float(found[2])), (found[3], float(found[4]))):
+                hw = dataclasses.replace(roofline.load_hardware(name), price_usd_per_hour=price)
+                again = roofline.sweep({**scenario, "hardware": [hw if h == name else h for h in scenario["hardware"]]})
+                same = again[again["fits_in_memory"] & ((again["k"] > 0) == (kind == "speculation"))
+                             & (again["tokens_per_s_per_user"] >= 40)]
+                at_pick, at_rival = (same[same["hardware"] == h]["cost_usd_per_million_tokens"].min()
+                                     for h in (pick["hardware"], found[3]))
+                assert at_pick == pytest.approx(at_rival, rel=2e-3), (kind, name, at_pick, at_rival)
+        assert price_flip_notes(df[df["hardware"] == "h200"], cheapest(df[df["hardware"] == "h200"], 40), 40,
+                                meta={"price_usd_per_hour": prices}) == []  # one device: nothing to flip to
