@@ -121,10 +121,10 @@ def predict(
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype: bf16 | fp16 | fp32 | fp8 | int8.")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length in tokens: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
     output_len: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="With --prompt: tokens each request generates; adds the time per output token a serving benchmark reads with --batch requests in flight, the arriving requests' prefills included (priced at the request's mean context, prompt + output_len / 2, where --context is left out).")] = None,
-    shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence, at most --prompt's (stored once and, with --prompt, not prefilled again where the engine caches prefixes: its prefix_cached, and while speculating its prefix_cached_speculating; read once where its attention kernel can).")] = 0,
+    shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence, at most --context (and --prompt where given) (stored once and, with --prompt, not prefilled again where the engine caches prefixes: its prefix_cached, and while speculating its prefix_cached_speculating; read once where its attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | medusa | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
-    k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes). The output's best k is searched over 0-64 whatever --k is (memory respected), but for a tree, whose tau holds at its depth alone.")] = None,
+    k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes). The output's best k is searched over 0-64 whatever --k is (memory respected), except for a tree, whose tau is known at its depth alone.")] = None,
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; methods draft and medusa have none and need --alpha, --acceptance or --acceptance-length).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate; rates past --k are used only where the best k is searched.")] = None,
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
@@ -1011,7 +1011,7 @@ def fit(
 
 @app.command()
 def accuracy(
-    measurements: Annotated[Optional[Path], typer.Argument(metavar="FILE", help="Measurements CSV, as --file gives it (fit takes its file so too).", show_default=False)] = None,
+    measurements: Annotated[Optional[Path], typer.Argument(metavar="FILE", help="Measurements CSV: the same as --file (give one of the two; fit takes its file as FILE too).", show_default=False)] = None,
     engine: Annotated[Optional[str], typer.Option(help="Predict every row with this engine (default: each row's own profile by engine and version: vllm, vllm-v0, sglang, sglang-early, trtllm; else the default engine).")] = None,
     file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),

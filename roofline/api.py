@@ -754,10 +754,10 @@ def predict(
         "host_time_s": float(m["host_time_s"]),
         # false where host work is added to the device time: at pp 1 the engine's host_overlap, at pp > 1 one micro-batch
         # (engine.host_overlapped; from two, a micro-batch's share lies on its round trip, the others' beside it)
-        "host_overlap": bool(m["host_overlapped"]),
+        "host_overlapped": bool(m["host_overlapped"]),
         "host_on_path_s": float(m["host_on_path_s"]),  # what it adds to the device's time (engine.step_metrics)
         "host_microbatch_s": float(m["host_microbatch_s"]),  # under pp a micro-batch's own host work, on its round trip
-        "host_overlap_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
+        "host_overlapped_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
             dataclasses.replace(eng, host_overlap=eng.host_overlap and eng.host_overlap_speculating), batch, dep)),
         "operators": {
             name: {
@@ -867,6 +867,10 @@ def predict(
         # at k 0 nothing is drafted: what a drafter does is the best-k search's (qa288: an overlap said not to apply)
         out["warnings"] += [f"at k 0 (for the best-k search): {n}" for n in drafter_notes] if k == 0 else drafter_notes
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
+        # as a sweep's column of that name: over the target's devices and a drafter's own while it drafts (qa364: the
+        # top level's, plain decoding's, was read beside the sweep's)
+        out["spec"]["tokens_per_s_per_device"] = out["spec"]["tokens_per_s"] / (
+            dep.devices + (1 if draft_hw is not None and speculates(method, k) else 0))
         # qa231: what no setup of the engine runs (its refusals, said first among the warnings), beside its speedup;
         # at k 0, what it refuses of the best k it names (qa236: k 0's best k 3 was a refused layout, unsaid)
         out["spec"]["engine_refuses"] = [w for w in refused if speculates(method, k)]

@@ -163,7 +163,8 @@ def predict_table(point: dict) -> str:
             f"    iteration          {_iteration_text(spec)}",
             f"    verify pass        {_verify_text(spec, p)}",
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
-            f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
+            f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}   ({_rate(spec['tokens_per_s_per_device'])} per device"
+            + (", the drafter's included)" if spec.get("drafter_device_max_batch") is not None else ")"),
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {_speedup_text(spec['speedup'])}" + _unreachable_text(spec, p),
             *([f"    serving TTFT       {format_seconds(spec['serving_ttft_s'])}   (at {p['batch']:,} in flight: the iteration "
@@ -500,7 +501,7 @@ def _launches_fate_text(p: dict) -> str:
 def _launches_with_host(p: dict) -> bool:
     """Whether the host does its overlapped work and an eager pass's launches on one thread, so that the two together
     bound the step (engine.step_metrics at pp 1)."""
-    return bool(p.get("host_overlap") and p.get("graphs") is False and p.get("launch_time_s") and p.get("host_time_s")
+    return bool(p.get("host_overlapped") and p.get("graphs") is False and p.get("launch_time_s") and p.get("host_time_s")
                 and p["layout"].get("pp", 1) == 1)
 
 
@@ -514,7 +515,7 @@ def _host_sets_step(p: dict) -> bool:
     """Whether overlapped host work outlasts the device's time and so is the step (engine.host_sets_step)."""
     from roofline.engine import host_sets_step
 
-    return bool(host_sets_step(bool(p.get("host_overlap")), p.get("host_time_s") or 0.0, p["step_time_s"]))
+    return bool(host_sets_step(bool(p.get("host_overlapped")), p.get("host_time_s") or 0.0, p["step_time_s"]))
 
 
 def _rest_text(p: dict) -> str:
@@ -523,7 +524,7 @@ def _rest_text(p: dict) -> str:
     grows with the batch is not a fixed cost). Host work an engine overlaps adds nothing unless it outlasts the device:
     then it sets the whole step."""
     host = p.get("host_time_s") or 0.0
-    added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
+    added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlapped") else host)  # what it adds (under pp: qa244, qa245)
     with_host = _launches_with_host(p)
     # host work added to an eager floor is named beside it (qa326: 21% of a step left unnamed); with the launches on
     # one thread it is part of the floor
@@ -543,7 +544,7 @@ def _rest_text(p: dict) -> str:
             p["step_time_at_2x_bandwidth_s"] - (0.0 if with_host else added_s) - p["overhead_s"]):
         return f"{beside}{launch_text}, their floor) set the rest, more bandwidth buys little here"
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
-             if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
+             if p.get("host_overlapped") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
     return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"
 
 
@@ -586,7 +587,7 @@ def _verify_text(spec: dict, p: dict) -> str:
         return "none (k 0: plain decoding)"
     per_sequence = spec["tree_nodes"] + 1 if spec.get("tree_nodes") is not None else spec["k"] + 1
     added = ("; host work added: the engine does not overlap it while speculating"
-             if p.get("host_overlap") and not p.get("host_overlap_speculating", True) else "")
+             if p.get("host_overlapped") and not p.get("host_overlapped_speculating", True) else "")
     return (f"{format_seconds(spec['verify_time_s'])}  ({_verify_overhead_bound(spec, p)}{spec['verify_bound']}-bound; "
             f"{p['batch'] * per_sequence:,} tokens a pass, {spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step{added})")
 
@@ -659,15 +660,15 @@ def _host_overlap_text(p: dict) -> str:
                 "the device time; ")
     if pp > 1:  # one micro-batch: scheduled again once its tokens are back, nothing beside it (qa251: unsaid)
         return f"at pp {pp} one micro-batch, scheduled again once its tokens are back: all of it added; "
-    if p.get("host_overlap") and p.get("graphs") is False and p.get("launch_time_s"):  # one thread launches eager kernels
+    if p.get("host_overlapped") and p.get("graphs") is False and p.get("launch_time_s"):  # one thread launches eager kernels
         return ("overlapped with the device, but on the thread that launches the eager kernels: the step is the larger "
                 "of the device time and it plus the launches; ")
-    return ("overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else
+    return ("overlapped: the step is the larger of it and the device time; " if p.get("host_overlapped") else
             "added to the device time, not overlapped; ")  # (qa309: only a sum of the lines said it)
 
 
 def _host_work_text(p: dict) -> str:
-    """'vllm: 0 a step + 60.2 us a sequence x 128': what the host work line is made of (engine.host_time_s; under
+    """'vllm: 0 s a step + 60.2 us a sequence x 128': what the host work line is made of (engine.host_time_s; under
     attention DP the sequences of the busiest group; under pp the fixed part once a micro-batch, qa244)."""
     values, groups = p.get("engine_values") or {}, p["layout"].get("dp_attention", 1)
     step, per_sequence = values.get("host_per_step_s", 0.0), values.get("host_per_sequence_s", 0.0)
@@ -677,7 +678,7 @@ def _host_work_text(p: dict) -> str:
     sequences = int(sequences_per_group(int(p["batch"]), Deployment(dp_attention=groups)))  # B_a, as host_time_s takes it
     m = min(int(p["batch"]), p["layout"].get("pp", 1))
     fixed = (f"{m} micro-batches x {format_seconds(step)} a step" if m > 1 and step else
-             f"{format_seconds(step) if step else '0'} a step")
+             f"{format_seconds(step) if step else '0 s'} a step")
     return (f"{p['engine']}: {fixed} + {format_seconds(per_sequence)} a sequence x "
             f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
 

@@ -1015,8 +1015,8 @@ def test_predict_says_host_work_is_overlapped_where_pipeline_micro_batches_hide_
     one = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, pp=2, engine="vllm")
     two = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, pp=2, engine="vllm")
     flat = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, engine="vllm")
-    assert not one["host_overlap"] and two["host_overlap"] and not flat["host_overlap"]
-    assert two["host_overlap_speculating"]  # a verify pass's micro-batches alike
+    assert not one["host_overlapped"] and two["host_overlapped"] and not flat["host_overlapped"]
+    assert two["host_overlapped_speculating"]  # a verify pass's micro-batches alike
 
 
 def test_an_engine_on_a_device_it_does_not_run_on_gets_no_caveats_on_its_evidence():
@@ -1498,3 +1498,21 @@ def test_one_idle_attention_group_is_said_in_the_singular():
     assert any("7: 1 of the 8 attention groups has no sequence to decode, and its devices idle" in w for w in one["warnings"])
     two = roofline.predict("h200", "deepseek-v3", 6, 1024, dp_attention=8, ep=8, engine="ideal")
     assert any("2 of the 8 attention groups have no sequence to decode, and their devices idle" in w for w in two["warnings"])
+
+
+@pytest.mark.slow
+def test_spec_tokens_per_s_per_device_is_the_sweeps_column_of_that_name():
+    """qa364: predict's top-level tokens_per_s_per_device (plain decoding's) was read beside a sweep's column of that
+    name (the speculative throughput's, a drafter's own device counted while it drafts): spec gives the latter."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "draft",
+                             "draft": "llama-3.2-1b", "draft_hardware": "l4", "tp": 4,
+                             "axes": {"batch": [8], "context": [2048], "k": [0, 3], "alpha": [0.8]}})
+        for row in df.itertuples():
+            p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8, context=2048, tp=4, method="draft",
+                                 draft="llama-3.2-1b", draft_hardware="l4", k=int(row.k), alpha=0.8)
+            assert p["spec"]["tokens_per_s_per_device"] == pytest.approx(row.tokens_per_s_per_device, rel=1e-12)
+            assert p["spec"]["tokens_per_s_per_device"] == pytest.approx(p["spec"]["tokens_per_s"] / (4 + (row.k > 0)))

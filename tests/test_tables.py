@@ -71,7 +71,7 @@ def test_the_breakdown_says_when_host_work_overlaps_the_device_so_it_does_not_ad
         p = roofline.predict("h100-sxm", "llama-3.1-8b", engine=engine)
         parts = p["operator_time_s"] + p["overhead_s"]
         total = max(parts, p["host_time_s"]) if overlapped else parts + p["host_time_s"]
-        assert p["host_overlap"] is overlapped and p["step_time_s"] == pytest.approx(total, rel=1e-9)
+        assert p["host_overlapped"] is overlapped and p["step_time_s"] == pytest.approx(total, rel=1e-9)
         assert ("(overlapped:" in predict_table(p)) is overlapped
 
 
@@ -289,7 +289,7 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     assert (f"; host work, added to the device's time, is {format_seconds(busy['host_on_path_s'])} of it "  # MLP's padded
             f"({busy['host_on_path_s'] / busy['step_time_s']:.0%}))") in predict_table(busy), predict_table(busy)  # rows)
     hosted = roofline.predict("b200", "llama-3.2-1b", 512, 128, engine="sglang")  # overlapped host work sets it: the
-    assert hosted["host_overlap"] and "host work, added" not in predict_table(hosted)  # line says host-bound (qa339)
+    assert hosted["host_overlapped"] and "host work, added" not in predict_table(hosted)  # line says host-bound (qa339)
     assert "(host-bound, the device's work compute-bound" in predict_table(hosted), predict_table(hosted)
     plain = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")
     assert "its kernels reach" not in predict_table(plain) and "host work, added" not in predict_table(plain)
@@ -416,7 +416,7 @@ def test_overlapped_host_work_is_not_named_as_a_cost_and_rates_past_the_list_get
     larger of the device's 2.63 ms and it; --acceptance 0.9 at k 1 gave best k 10 without the caveat --alpha 0.9 gets,
     its positions past the list taking its last rate (qa62)."""
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, tp=8, engine="sglang")
-    assert p["host_overlap"] and 0 < p["host_time_s"] < p["step_time_s"]
+    assert p["host_overlapped"] and 0 < p["host_time_s"] < p["step_time_s"]
     text = predict_table(p)
     assert "set the rest" in text and "host work 1" not in text.splitlines()[2]
     r = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=1, acceptance=[0.9])
@@ -428,7 +428,7 @@ def test_overlapped_host_work_that_outlasts_the_device_is_said_to_set_the_step()
     """'host work (1.51 ms, overlapped and longer than the device's time) set the rest': it sets the whole step; and
     where twice the bandwidth lands on the overlapped host work, that floor went unnamed (qa67)."""
     p = roofline.predict("h200", "llama-3.2-1b", 1, 256, engine="sglang")
-    assert p["host_overlap"] and p["host_time_s"] >= p["step_time_s"] * (1 - 1e-9)
+    assert p["host_overlapped"] and p["host_time_s"] >= p["step_time_s"] * (1 - 1e-9)
     line = predict_table(p).splitlines()[2]
     assert "overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here" in line, line
     q = roofline.predict("h200", "tinyllama-1.1b", 2, 256, tp=2, engine="sglang")
@@ -727,7 +727,7 @@ def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why()
     from roofline.serving import load_engine
 
     per_sequence = format_seconds(load_engine("vllm").host_per_sequence_s)  # the shipped profile's (60.8 us, session 46)
-    assert line.endswith(f"(added to the device time, not overlapped; vllm: 0 a step + {per_sequence} a sequence x 128)"), line
+    assert line.endswith(f"(added to the device time, not overlapped; vllm: 0 s a step + {per_sequence} a sequence x 128)"), line
     p = roofline.predict("l4", "llama-3.1-8b", 1, 32768, method="eagle", k=3, alpha=0.7)
     line = next(x for x in predict_table(p).splitlines() if "best k here" in x)
     assert line.endswith("; no k >= 1 fits in memory with the drafter)"), line
