@@ -8,11 +8,15 @@ On the busiest device (layout.py, costs.py):
     max_batch = dp_attention * floor((usable - weights - extra - shared) / (KV per sequence + extra_per_sequence))
                 (0 when the weights alone do not fit)
     usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
-              = max(f * M - R, 0)                             (an engine's memory_fraction f of the device: vLLM, SGLang)
-              = max(min(W, M - R), 0) + f * max(M - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
-                                                              (W + f (M - W - R) while the weights leave memory free)
+              = max((f * M - R) * (M - C) / M, 0)             (an engine's memory_fraction f of the device: vLLM, SGLang)
+              = max(min(W, M - C - R), 0) + f * max(M - C - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights
+                                                              + extra (W + f (M - C - W - R) while memory is left free)
     M         = the memory an engine sees as its device's (hw.engine_mem_bytes): the device's, on a system-on-chip
                 the unified memory's share its GPU may wire (memory * usable_memory_fraction)
+    C         = memory_before_share + memory_before_share_parallel [D > 1]: what the engine's process holds before it
+                measures the memory its share is of, M - C (SGLang: the free memory once its CUDA context and
+                communicators exist, model_runner's total_gpu_memory), of which it takes f less R's share of M, R / M
+                (SGLang's reserves are parts of its default share's formula: server_args.py); C = 0: f M - R
     R         = memory_reserved + memory_reserved_parallel [D > 1] + memory_reserved_per_device * (N - 1)
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1]
                 + 4 B * vocabulary * sampler_logit_copies * S [the stage holding the LM head: the last, or the only one]
@@ -84,20 +88,38 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     memory = format_si(hw.engine_mem_bytes, "B")
     if hw.engine_mem_bytes != hw.mem_bytes:  # a system-on-chip: the share of unified memory its GPU may wire
         memory += f" (the GPU's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')} unified memory)"
+    held = held_before_share_bytes(engine, dep)
+    if held:  # the memory less C: what the engine measures its share of
+        what = "its CUDA context and communicators" if engine.memory_before_share_parallel_bytes and dep.devices_per_stage > 1 \
+            else "its CUDA context"
+        memory = (f"{format_si(share_base_bytes(hw, engine, dep), 'B')} ({memory} less the {format_si(held, 'B')} "
+                  f"{what} held before it measures the free memory)")
     if engine.memory_fraction_of == "free":
-        if free_bytes(hw, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
+        if free_bytes(hw, engine, dep, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
-    less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
+    shown = reserve * share_base_bytes(hw, engine, dep) / hw.engine_mem_bytes  # R's share of M, of M - C
+    less = f" less {format_si(shown, 'B')} reserved" if reserve > 0 else ""
     at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
     return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 
 
-def free_bytes(hw: HardwareSpec, weights_bytes, reserve_bytes):
-    """M - W - R (module docstring): what a free share is taken of; at most 0 where the weights and the reserve fill
+def held_before_share_bytes(engine: ServingEngine, dep: Deployment) -> float:
+    """C (module docstring): what `engine`'s process holds on a device of `dep` before it measures the memory its share
+    is of (its CUDA context; on a stage of more than one device its communicators too)."""
+    return engine.memory_before_share_bytes + (engine.memory_before_share_parallel_bytes if dep.devices_per_stage > 1 else 0.0)
+
+
+def share_base_bytes(hw: HardwareSpec, engine: ServingEngine, dep: Deployment) -> float:
+    """M - C (module docstring): the memory `engine` takes its share of on a device of `dep`."""
+    return hw.engine_mem_bytes - held_before_share_bytes(engine, dep)
+
+
+def free_bytes(hw: HardwareSpec, engine: ServingEngine, dep: Deployment, weights_bytes, reserve_bytes):
+    """M - C - W - R (module docstring): what a free share is taken of; at most 0 where the weights and the reserve fill
     the device."""
-    return hw.engine_mem_bytes - weights_bytes - reserve_bytes
+    return share_base_bytes(hw, engine, dep) - weights_bytes - reserve_bytes
 
 
 def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None, weights_bytes=0.0):
@@ -106,10 +128,12 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     if f is None:
         return hw.usable_mem_bytes
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
+    base = share_base_bytes(hw, engine, dep)
     if engine.memory_fraction_of == "free":
-        free = free_bytes(hw, weights_bytes, reserve)  # none: the device's memory less R, which W exceeds
-        return np.maximum(np.minimum(weights_bytes, hw.engine_mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)
-    return max(f * hw.engine_mem_bytes - reserve, 0.0)  # a reserve past the share leaves nothing, not less
+        free = free_bytes(hw, engine, dep, weights_bytes, reserve)  # none: the memory less R, which W exceeds
+        return np.maximum(np.minimum(weights_bytes, base - reserve), 0.0) + f * np.maximum(free, 0.0)
+    memory = hw.engine_mem_bytes
+    return max((f * memory - reserve) * base / memory, 0.0)  # a reserve past the share leaves nothing, not less
 
 
 def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):

@@ -77,7 +77,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      `sampler_sequences_small` on a device under 70 GiB or an A100, vLLM's default max_num_seqs).
                      `memory_fraction` null (ideal): the hardware profile's usable_memory_fraction of M, nothing
                      reserved. `memory_fraction_by_devices` {N: f_N}: f is f_N of the largest N at most the replica's
-                     devices, memory_fraction below the least N (SGLang 0.4's --mem-fraction-static by tp size)
+                     devices, memory_fraction below the least N (SGLang 0.4's --mem-fraction-static by tp size).
+                     C = memory_before_share + memory_before_share_parallel (on a stage of more than one device):
+                     what the engine's process holds before it measures the memory its share is of, M - C (SGLang
+                     measures the free memory once its CUDA context and communicators exist): (f M - R) (M - C) / M
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -154,6 +157,8 @@ _BYTES = {
     "memory_reserved_parallel": "memory_reserved_parallel_bytes",
     "memory_reserved_per_device": "memory_reserved_per_device_bytes",
     "memory_reserved_per_dp_group": "memory_reserved_per_dp_group_bytes",
+    "memory_before_share": "memory_before_share_bytes",
+    "memory_before_share_parallel": "memory_before_share_parallel_bytes",
 }
 DEFAULT_ENGINE = "vllm"
 DRAFTING_METHODS = ("draft", "mtp", "eagle", "medusa", "ngram")  # the speculative methods (speculation.METHODS less none)
@@ -312,6 +317,8 @@ class ServingEngine:
     memory_reserved_parallel_bytes: float = 0.0  # on top, on a stage of more than one device (tp x dp_attention > 1)
     memory_reserved_per_device_bytes: float = 0.0  # on top, for each device of the replica past the first
     memory_reserved_per_dp_group_bytes: float = 0.0  # on top, for each attention-DP group where there are several
+    memory_before_share_bytes: float = 0.0  # held before the engine measures the memory its share is of (C)
+    memory_before_share_parallel_bytes: float = 0.0  # on top, on a stage of more than one device (tp x dp_attention > 1)
     sampler_sequences: int = 0
     sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
     sampler_logit_copies: float = 0.0
@@ -364,7 +371,8 @@ class ServingEngine:
         """The fields that set a device's memory for weights and KV cache (capacity.py): a cache key."""
         return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_by_devices, self.memory_fraction_of, self.memory_reserved_bytes,
                 self.memory_reserved_parallel_bytes, self.memory_reserved_per_device_bytes,
-                self.memory_reserved_per_dp_group_bytes, self.sampler_sequences, self.sampler_sequences_small,
+                self.memory_reserved_per_dp_group_bytes, self.memory_before_share_bytes,
+                self.memory_before_share_parallel_bytes, self.sampler_sequences, self.sampler_sequences_small,
                 self.sampler_logit_copies)
 
     def at_fit_bound(self, parameter: str) -> bool:
@@ -466,7 +474,7 @@ class ServingEngine:
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
-                "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
+                "memory_before_share_bytes", "memory_before_share_parallel_bytes", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
                 "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
                 "quant_kernels_per_gemm", "nvidia_only",
                 "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "graphs", "eager_launch_s", "costs_from")

@@ -26,6 +26,7 @@ import pytest
 from roofline.capacity import (
     LOGIT_BYTES,
     capacity,
+    held_before_share_bytes,
     kv_shared_and_per_sequence_bytes,
     reserved_bytes,
     usable_bytes_for,
@@ -257,30 +258,34 @@ def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
                 dep = deployment(DEEPSEEK, tp=tp, dp_attention=dp, pp=pp)
                 graph_step = 2 * (sglang_graph_batch(mib, tp * dp)[1] - sglang_graph_batch(mib, 1)[1]) * 2**20
                 share = sglang_default_share(mib, tp * dp, pp=pp, dp=dp)
+                base = hw.mem_bytes - held_before_share_bytes(on_hw, dep)  # the free memory SGLang takes its share of
                 assert usable_bytes_for(hw, DEEPSEEK, dep, on_hw) - graph_step == pytest.approx(
-                    share * hw.mem_bytes, abs=0.001 * hw.mem_bytes), (name, tp, pp, dp)
+                    share * base, abs=0.001 * hw.mem_bytes), (name, tp, pp, dp)
         checked.append(name)
     assert len(checked) >= 18
 
 
 def test_sglang_earlys_share_is_its_server_args_default_by_tp_size(tmp_path):
     """SGLang 0.4's server_args.py: mem_fraction_static 0.88 at tp 1, 0.87 from 2, 0.85 from 4, 0.81 from 8, 0.79 from
-    16 devices (attention DP's groups among them), of the device's whole memory, nothing reserved (session 57: the
-    hardware profile's 90% before)."""
+    16 devices (attention DP's groups among them), of the device's memory less what SGLang holds before it measures it
+    (memory_before_share), nothing reserved (session 57: the hardware profile's 90% before)."""
     from roofline.errors import RooflineError
     from roofline.serving import engine_from_dict
 
     early, hw = load_engine("sglang-early"), load_hardware("h100-sxm")
     for tp, dp, want in ((1, 1, 0.88), (2, 1, 0.87), (4, 1, 0.85), (1, 4, 0.85), (8, 1, 0.81), (1, 8, 0.81), (16, 1, 0.79)):
         dep = deployment(DEEPSEEK, tp=tp, dp_attention=dp)
-        assert usable_bytes_for(hw, DEEPSEEK, dep, early.for_hardware(hw)) == pytest.approx(want * hw.mem_bytes), (tp, dp)
+        held = (0.93 + (1.38 if tp * dp > 1 else 0.0)) * GIB  # memory_before_share (+ _parallel): not in the share's base
+        assert usable_bytes_for(hw, DEEPSEEK, dep, early.for_hardware(hw)) == pytest.approx(want * (hw.mem_bytes - held)), (tp, dp)
     base = {"name": "x", "source": "s", "memory_fraction": 0.9}
     assert engine_from_dict({**base, "memory_fraction_by_devices": {"8": 0.8, "2": 0.85}}).memory_fraction_by_devices == (
         (2, 0.85), (8, 0.8))  # ascending, the keys read as device counts
     from roofline.capacity import usable_memory_text
 
     at8 = deployment(DEEPSEEK, tp=8)  # the share applied is the one said (qa360: a mutant saying 0.88 survived)
-    assert usable_memory_text(hw, DEEPSEEK, at8, early.for_hardware(hw)) == "sglang-early's 0.81 at 8 devices of 85.5 GB"
+    assert usable_memory_text(hw, DEEPSEEK, at8, early.for_hardware(hw)) == (
+        "sglang-early's 0.81 at 8 devices of 83 GB (85.5 GB less the 2.48 GB its CUDA context and communicators held "
+        "before it measures the free memory)")
     assert usable_memory_text(hw, DEEPSEEK, deployment(DEEPSEEK), early.for_hardware(hw)).startswith("sglang-early's 0.88 at 1 device of")
     assert early.memory_fraction_for(8) == 0.81 and early.memory_fraction_for(1) == 0.88 and early.memory_fraction_for(100) == 0.79
     for bad in ({"1": 0.8}, {"2": 1.5}, {"two": 0.8}, {"02": 0.8}, 0.8, [0.8], [[8, 0.8]], {"2": 0.04}):
@@ -323,3 +328,59 @@ if __name__ == "__main__":
           f"{len(held)} held-out rows ({', '.join(sorted(set(held_out['hardware'])))}): median {np.median(np.abs(held)):.1%}, "
           f"largest {np.abs(held).max():.1%}")
 
+
+
+SGLANG = pd.read_csv(FILE.with_name("sglang-memory.csv"), keep_default_na=False)  # SGLang's start-up logs
+
+
+def sglang_held_design() -> tuple[np.ndarray, np.ndarray]:
+    """(A, C) of sglang-memory.csv: C = the device's memory (the hardware profile's) less SGLang's total_gpu_memory, the
+    free memory it takes its share of (printed, else solved from profile_max_num_token's rest_memory = the free memory
+    after the weights - total x (1 - f), which it allocates as the KV cache), GiB; the terms [1, D > 1]."""
+    total = [float(r.total_gpu_memory_gib) if r.total_gpu_memory_gib != "" else
+             (float(r.avail_after_load_gib) - float(r.kv_gib)) / (1 - float(r.mem_fraction_static)) for r in SGLANG.itertuples()]
+    memory = np.array([load_hardware(h).engine_mem_bytes / GIB for h in SGLANG["hardware"]])
+    design = np.c_[np.ones(len(SGLANG)), (SGLANG["tp"].astype(int) * SGLANG["dp_attention"].astype(int) > 1).astype(float)]
+    return design, memory - np.array(total)
+
+
+def sglang_kv_gib(row, engine) -> float:
+    """The KV cache capacity.py gives the row's layout under `engine` (its memory_before_share terms) at the row's
+    mem_fraction_static, nothing else reserved, beside the weights SGLang logged (the free memory before their load
+    less after it)."""
+    hw = load_hardware(row.hardware)
+    engine = replace(engine.for_hardware(hw), memory_fraction=float(row.mem_fraction_static), memory_fraction_by_devices=(),
+                     memory_reserved_per_device_bytes=0.0, memory_reserved_per_dp_group_bytes=0.0)
+    weights = (float(row.avail_at_load_gib) - float(row.avail_after_load_gib)) * GIB
+    model = load_model("llama-3.1-8b")  # any: only the layout's devices and the weights given count here
+    return float(usable_bytes_for(hw, model, deployment(model, tp=int(row.tp)), engine, weights) - weights) / GIB
+
+
+@pytest.mark.slow
+def test_sglangs_memory_held_before_its_share_is_the_least_squares_fit_of_its_logs_and_prices_their_kv_cache():
+    """sglang.yaml and sglang-early.yaml: SGLang's share f is of the free memory once its CUDA context and communicators
+    exist (C = memory_before_share + memory_before_share_parallel on a stage of several devices), fitted to 7 start-up
+    logs; with it the KV cache of 6 of them is within 1.2% (their median 0.5%), without it each is high (median 2.6%);
+    each source left out of the fit is predicted better than with no C; L4 at tp 4 (PCIe, few communicators) is the
+    known miss."""
+    design, held = sglang_held_design()
+    x, *_ = np.linalg.lstsq(design, held, rcond=None)
+    assert len(held) == 7 and SGLANG["source_id"].nunique() == 7 and (held > 0).all()
+    for name in ("sglang", "sglang-early"):
+        engine = load_engine(name)
+        assert engine.memory_before_share_bytes / GIB == pytest.approx(x[0], abs=0.006), name  # the profile's, rounded
+        assert engine.memory_before_share_parallel_bytes / GIB == pytest.approx(x[1], abs=0.006), name
+    sglang = load_engine("sglang")
+    none = replace(sglang, memory_before_share_bytes=0.0, memory_before_share_parallel_bytes=0.0)
+    logged = SGLANG["kv_gib"].astype(float).to_numpy()
+    with_c = np.array([sglang_kv_gib(r, sglang) for r in SGLANG.itertuples()]) / logged - 1
+    without = np.array([sglang_kv_gib(r, none) for r in SGLANG.itertuples()]) / logged - 1
+    assert (without > 0).all() and np.median(without) > 0.02  # the share of the whole memory: above every log
+    l4 = (SGLANG["hardware"] == "l4").to_numpy()
+    assert np.abs(with_c[~l4]).max() < 0.012 and with_c[l4][0] < -0.4  # the known miss (the profiles' source says so)
+    left_out = np.zeros(len(held))
+    for source in SGLANG["source_id"]:
+        mine = (SGLANG["source_id"] == source).to_numpy()
+        fit, *_ = np.linalg.lstsq(design[~mine], held[~mine], rcond=None)
+        left_out[mine] = design[mine] @ fit - held[mine]
+    assert np.median(np.abs(left_out)) < 0.5 * np.median(held)  # 0.37 GiB against 1.12
