@@ -2186,7 +2186,12 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
                      *(e.memory_fraction_for(dep.devices) for e in on), ""))
     for group in ("kernels_per_layer", "kernels_per_layer_mla"):
         for op in dict.fromkeys([*ja[group], *jb[group]]):
-            rows.append((f"{group}.{op}", ja[group].get(op), jb[group].get(op), ""))
+            # an MLA count a profile does not list is its kernels_per_layer's (ServingEngine.kernels): that one is
+            # compared (qa365: '-' against 2, starred, where both ran 2)
+            va, vb = (j[group].get(op, j["kernels_per_layer"].get(op) if group == "kernels_per_layer_mla" else None)
+                      for j in (ja, jb))
+            unlisted = [side for side, j in (("A's", ja), ("B's", jb)) if op not in j[group]] if group == "kernels_per_layer_mla" else []
+            rows.append((f"{group}.{op}" + (f" ({' and '.join(unlisted)} kernels_per_layer.{op})" if unlisted else ""), va, vb, ""))
     for glob in dict.fromkeys(g for e in (ea, eb) for g, _ in e.overrides):  # each family's own values, a row each
         sets = [dict(dict(e.overrides).get(glob, {})) for e in (ea, eb)]
         for key in dict.fromkeys([*sets[0], *sets[1]]):

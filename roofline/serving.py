@@ -1222,16 +1222,40 @@ def known_misses_at(engine: ServingEngine, hw, model, methods, batches) -> list[
     return out
 
 
+def cost_sharers(engine: ServingEngine) -> list[tuple[ServingEngine, str]]:
+    """The shipped engine profiles priced with `engine`'s costs, each with how (qa365: vllm-v0's measured miss on
+    MI300X, priced with vllm's costs, was unsaid under vllm, which predicts the same step): (profile, 'priced with
+    ENGINE's costs') for one whose costs_from is `engine`'s file, (profile, 'whose costs ENGINE takes') for the one
+    `engine`'s costs_from names."""
+    from roofline.profiles import builtin_dir
+
+    def same(a: str, b: str) -> bool:
+        return bool(a) and bool(b) and Path(a).resolve() == Path(b).resolve()
+
+    out = []
+    for path in sorted(builtin_dir("engine").glob("*.yaml")):
+        if same(str(path), engine.path):
+            continue
+        other = load_engine(str(path))
+        if same(other.costs_from, engine.path):
+            out.append((other, f"priced with {engine.name}'s costs"))
+        elif same(engine.costs_from, other.path):
+            out.append((other, f"whose costs {engine.name} takes"))
+    return out
+
+
 def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:
-    """The notes of the known misses a point matches (known_misses_at). Said, never used to correct the prediction:
+    """The notes of the known misses a point matches (known_misses_at), `engine`'s own and those of the shipped
+    profiles priced with its costs (cost_sharers: the same prediction). Said, never used to correct the prediction:
     these are measured misses the model does not explain. `subject` (' for deepseek-v3 on mi300x') names a sweep's
     config (qa309: unnamed among configs); each says how to read its percentages."""
-    return [f"a known miss of engine {engine.name}{subject}: {miss['note']}"
+    owners = [(engine, "")] + [(other, f", {how}") for other, how in cost_sharers(engine)]
+    return [f"a known miss of engine {owner.name}{how}{subject}: {miss['note']}"
             + (" (x% short: the measured step is the predicted / (1 - x), 39% short 1.64x; x% high: the predicted "
                "throughput is the measured x (1 + x); x% long: the predicted step is the measured x (1 + x); "
                "docs/ACCURACY.md, \"Where the model still misses\")"
                if re.search(r"% (?:short|high|long)\b", miss["note"]) else "")  # (qa323: said of notes without such figures)
-            for miss in known_misses_at(engine, hw, model, methods, batches)]
+            for owner, how in owners for miss in known_misses_at(owner, hw, model, methods, batches)]
 
 
 def _nvidia_only(data: dict, where: str) -> bool:

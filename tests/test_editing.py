@@ -2490,3 +2490,16 @@ def test_a_number_set_is_written_with_the_digits_typed(tmp_path):
     assert typed == 1000.0 and isinstance(typed, float)
     (_, plain), = parse_assignments(["memory_fraction=2048"], kind="engine")  # an integer stays one
     assert plain == 2048 and type(plain) is int
+
+
+def test_engines_diff_compares_an_unlisted_mla_kernel_count_as_the_general_one_it_takes(roofline):
+    """qa365: `engines diff vllm sglang --hardware mi300x` showed vllm's MLA norms and shared experts as '-', starred
+    against sglang's 2 and 0, where vllm runs its kernels_per_layer's 2 and 4 (predict's norms: 61 layers x 2)."""
+    code, out, err = roofline("engines", "diff", "vllm", "sglang", "--hardware", "mi300x")
+    assert code == 0, err
+    rows = {line.split("  ")[0]: line for line in out.splitlines() if line.startswith("kernels_per_layer_mla.")}
+    norms = rows["kernels_per_layer_mla.norms (A's kernels_per_layer.norms)"]
+    assert norms.split()[-2:] == ["2", "1x"] and not norms.rstrip().endswith("*"), norms
+    shared = rows["kernels_per_layer_mla.shared_experts (A's kernels_per_layer.shared_experts)"]
+    assert shared.split()[-4:] == ["4", "0", "-", "*"], shared
+    assert not rows["kernels_per_layer_mla.qkv_proj"].rstrip().endswith("*")
