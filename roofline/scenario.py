@@ -194,7 +194,9 @@ def _layouts(where: str, data: dict) -> tuple[tuple[int, int, int, int], ...]:
         return ()
     crossed = [key for key in LAYOUT_KEYS if key in data]
     if crossed:
-        raise field_error(where, "layouts", f"layouts or {', '.join(LAYOUT_KEYS)}, not both", f"layouts and {crossed[0]}")
+        # (qa365: a copy's `--set layouts=...` beside its source's tp said no way out)
+        raise field_error(where, "layouts", f"layouts or {', '.join(LAYOUT_KEYS)}, not both (an empty value removes one: "
+                          f"--set {crossed[0]}=)", f"layouts and {crossed[0]}")
     if not isinstance(raw, list) or not raw:
         raise field_error(where, "layouts", "a non-empty list of mappings such as {tp: 8} or {dp_attention: 8, ep: 8}", raw)
     out = []
@@ -414,10 +416,12 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         warn(f"{where}: {key}: {len(spec):,} values given, {len(values):,} distinct: a value given twice (or two alike "
              "to 12 digits) is swept once")
     low = {"batch": 1, "context": 0, "k": 0}.get(name)
+    # the first value given that is out of range, as written (qa365: [80, 85] said 85, [0, -3, 8] said -3)
+    given_order = [float(v) for v in spec] if isinstance(spec, list) else [float(v) for v in values]
     if low is not None and values.min() < low:
-        raise field_error(where, key, f"values >= {low}", int(values.min()))
+        raise field_error(where, key, f"values >= {low}", int(next(v for v in given_order if v < low)))
     if name == "alpha" and (values.min() < 0 or values.max() > 1):
-        raise field_error(where, key, "values in [0, 1]", float(values.min() if values.min() < 0 else values.max()))
+        raise field_error(where, key, "values in [0, 1]", next(v for v in given_order if not 0 <= v <= 1))
     return values
 
 
@@ -502,6 +506,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if not isinstance(overlap, bool):
         raise field_error(where, "overlap", "true or false", overlap)
     raw_axes = data.get("axes")
+    if "axes" in data and raw_axes is None:  # `axes:` with nothing under it (qa365: swept the defaults unsaid)
+        warn(f"{where}: axes: empty: every axis takes its default (docs/PROFILES.md); leave the key out, or give an axis")
     raw_axes = {} if raw_axes is None else raw_axes
     if not isinstance(raw_axes, dict):  # checked before any truth test: a DataFrame has none
         raise field_error(where, "axes", "a mapping of axis name to list or range", raw_axes)

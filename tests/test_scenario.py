@@ -432,3 +432,19 @@ def test_a_tree_sweeps_one_depth():
     assert list(scenario_from_dict({**base, "axes": {"k": [0, 5]}}, "t").axes["k"]) == [0, 5]
     with pytest.raises(RooflineError, match=r"axes\.k: expected one tree depth.*found \[4, 5\]$"):  # two are several
         scenario_from_dict({**base, "axes": {"k": [0, 4, 5]}}, "t")
+
+
+def test_an_axis_error_names_the_first_value_given_out_of_range_and_an_empty_axes_key_is_said(tmp_path):
+    """qa365: alpha [80, 85] said 'found 85.0' and batch [0, -3, 8] 'found -3' (the extreme, not the first given);
+    `axes:` with nothing under it swept the defaults unsaid."""
+    from roofline.errors import RooflineWarning
+
+    base = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b"}
+    for axis, values, found in (("alpha", [80, 85], "found 80.0"), ("batch", [0, -3, 8], "found 0"),
+                                ("alpha", [0.5, -0.2, 1.5], "found -0.2"), ("k", [2, -1, -5], "found -1")):
+        with pytest.raises(RooflineError, match=rf"axes\.{axis}: expected .*, {found}$"):
+            scenario_from_dict({**base, "axes": {axis: values}}, "s.yaml")
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n")
+    with pytest.warns(RooflineWarning, match="axes: empty: every axis takes its default"):
+        load_scenario(str(path))
