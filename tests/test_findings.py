@@ -338,6 +338,25 @@ def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_
     top = r.df[(r.df["k"] > 0) & (r.df["engine"] == "vllm")].sort_values("speedup").iloc[-1]
     assert f"tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text and f"{_x(top['speedup'])}" in f.text
     assert "(Engine vllm, as in the figure; the table also holds sglang.)" in f.text
+    assert f.text.startswith("Under vllm, speculation gains up to ")  # qa365: the engine named with its figure
+
+
+@pytest.mark.slow
+def test_the_generic_finding_says_sglangs_cap_where_its_figures_with_speculation_assume_it_raised(tmp_path):
+    """qa365: the headline's batch 64 and each device's batch 256 with speculation under sglang, above its cap of 48
+    sequences while speculating, were said without it (the cheapest sentence and the other findings say it)."""
+    r, f = _run_text(tmp_path, "name: cap-test\nhardware: [h100, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                     "engine: sglang\naxes:\n  batch: [1, 16, 64, 256]\n  context: [2048]\n  k: [2, 4]\n  alpha: [0.8]\n")
+    top = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]].sort_values("speedup").iloc[-1]
+    assert f.text.startswith("Speculation gains up to ")  # one engine: none named first
+    head = f.text.split(") and ")[0]
+    assert (("it assumes sglang's cap of 48 sequences while speculating raised" in head) == (int(top["batch"]) > 48)), head
+    assert f.text.count("with speculation at batch 64, sglang's cap of 48 sequences while speculating raised") == 1, f.text
+    assert f.text.count("with speculation at batch 256, sglang's cap of 48 sequences while speculating raised") == 1, f.text
+    (tmp_path / "big").mkdir()
+    _, f = _run_text(tmp_path / "big", "name: cap-test\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\nengine: sglang\n"
+                     "axes:\n  batch: [64, 256]\n  context: [2048]\n  k: [2, 4]\n  alpha: [0.8]\n")
+    assert "; it assumes sglang's cap of 48 sequences while speculating raised)" in f.text.split(". ")[0], f.text
 
 
 @pytest.mark.slow
@@ -1761,7 +1780,7 @@ def test_the_fast_tier_finding_says_the_acceptance_its_prices_hold():
     r = run_scenario("fast-tier-premium")
     assert r.df.loc[r.df["k"] > 0, "alpha"].nunique() == 1
     text = fast_tier_premium(r.df, r.ops, r.meta).text
-    assert f"and 0.480× with EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g} (batch" in text  # said with its price (qa296)
+    assert f"and 0.477× with EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g} (batch" in text  # said with its price (qa296)
     assert "2× that speed costs 1.27× the price without speculation" in text
 
 
