@@ -929,7 +929,13 @@ def predict(
                 note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there", hw,
                                            dep.pp)
                 if note:  # qa157: at the memory limit the batch is the largest that fits, no break-even
-                    out["warnings"].append(note if here else f"{_paying_up_to(be, limit)}: {note}")
+                    # one note of the break-even where it also lies where gains run optimistic (qa364: two of one batch)
+                    said = None if here else f"{_break_even_named(be, limit)} lies where"
+                    at_be = next((i for i, w in enumerate(out["warnings"]) if said and w.startswith(said)), None)
+                    if here or at_be is None:
+                        out["warnings"].append(note if here else f"{_paying_up_to(be, limit)}: {note}")
+                    else:
+                        out["warnings"][at_be] = out["warnings"][at_be].removesuffix(": read it as an upper estimate") + f", and {note}"
                     break
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
