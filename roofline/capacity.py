@@ -90,10 +90,12 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         memory += f" (the GPU's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')} unified memory)"
     held = held_before_share_bytes(engine, dep)
     if held:  # the memory less C: what the engine measures its share of
-        what = "its CUDA context and communicators" if engine.memory_before_share_parallel_bytes and dep.devices_per_stage > 1 \
-            else "its CUDA context"
-        memory = (f"{format_si(share_base_bytes(hw, engine, dep), 'B')} ({memory} less the {format_si(held, 'B')} "
-                  f"{what} held before it measures the free memory)")
+        parts = [what for what, b in (("GPU context", engine.memory_before_share_bytes),
+                                      ("communicators", engine.memory_before_share_parallel_bytes if dep.devices_per_stage > 1 else 0.0)) if b]
+        what = f"the {format_si(held, 'B')} its {' and '.join(parts)} held before it measures the free memory"
+        if share_base_bytes(hw, engine, dep) <= 0:  # (qa369: '0.835 of -988 GB')
+            return f"no memory left: {memory} less {what}"
+        memory = f"{format_si(share_base_bytes(hw, engine, dep), 'B')} ({memory} less {what})"
     if engine.memory_fraction_of == "free":
         if free_bytes(hw, engine, dep, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"

@@ -549,20 +549,51 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     return f"priced at {', '.join(shown)} a device-hour ({how}): {sources}; a pick between devices moves with them" if shown else ""
 
 
-def _rent_at(cost_now: float, cost_then: float, price: float, devices: float, draft_price: float) -> float:
-    """The price a device-hour at which a row's cost would be `cost_then`, where it is `cost_now` at `price`: a cost is
-    its rent over its tokens, the rent P d + D (d devices at P, a drafter's own device at D while it drafts), so
-    P' = (cost_then / cost_now x (P d + D) - D) / d."""
-    return (cost_then / cost_now * (price * devices + draft_price) - draft_price) / devices
+def _rent_terms(row, device: str, prices: dict) -> tuple[float, float] | None:
+    """(a, b): a row's rent an hour as a + b P, P the price a device-hour of `device`: b its devices of that kind (the
+    target's, and a drafter's own device while it drafts), a the rest at their prices. None where a device it rents has
+    no price."""
+    drafter = row.get("draft_hardware")
+    parts = [(str(row["hardware"]), float(row.get("devices", row["tp"])))]
+    parts += [(drafter, 1.0)] if isinstance(drafter, str) and drafter else []
+    if not all(_is_number(prices.get(name)) and not isinstance(prices.get(name), bool) for name, _ in parts):
+        return None
+    return (sum(float(prices[name]) * count for name, count in parts if name != device),
+            sum(count for name, count in parts if name == device))
+
+
+def tie_price(pick, rival, device: str, prices: dict) -> float | None:
+    """The price a device-hour of `device` at which rows `pick` and `rival` cost the same, every other price held
+    (qa369: a drafter on the device whose price moves was held at its old price). A row's cost is its rent over the
+    tokens it makes an hour, T = rent / cost; its rent a + b P (_rent_terms); so the two tie at
+
+        P = (a_r / T_r - a_p / T_p) / (b_p / T_p - b_r / T_r)
+
+    None where no positive price ties them (neither rents that device, or the pick stays cheaper at every price)."""
+    terms = []
+    for row in (pick, rival):
+        rent = _rent_terms(row, device, prices)
+        if rent is None or not _is_number(prices.get(device)):
+            return None
+        a, b = rent
+        now, cost = a + b * float(prices[device]), float(row[COST])
+        if not (now > 0 and cost > 0):
+            return None
+        terms.append((a, b, now / cost))
+    (a_p, b_p, t_p), (a_r, b_r, t_r) = terms
+    slope = b_p / t_p - b_r / t_r
+    price = (a_r / t_r - a_p / t_p) / slope if slope else None
+    return price if price is not None and price > 0 else None
 
 
 def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
-                     refused: list[dict] | None = None, meta: dict | None = None) -> list[str]:
+                     refused: list[dict] | None = None, meta: dict | None = None, refined: dict | None = None) -> list[str]:
     """Per pick, what a price would have to be for another device to win it (qa362: a pick between devices rests on
-    rental quotes, and cheapest said only that it moves with them): the other device whose cheapest row of the pick's
-    kind, at least as fast (among the swept rows that fit, load and are priced), costs least, c_h against the pick's
-    c_p, and (_rent_at) the pick's device's price at which the two tie, P_p c_h / c_p without a drafter device, and the
-    other's, P_h c_p / c_h. None where no other device reaches the speed."""
+    rental quotes, and cheapest said only that it moves with them): the other device whose cheapest swept row of the
+    pick's kind, at least as fast (of the rows that fit, load and are priced), costs least, and (tie_price) the pick's
+    device's price at which the two tie, and the other device's. The pick is the cheaper of the swept one and the
+    point computed now between the swept batches (`refined`, refine's; qa369: a cheaper one on another device was
+    printed above a note calling the swept pick the cheapest). None where no other device reaches the speed."""
     from roofline.units import format_usd_per_hour
 
     if not picks or min_tokens_per_s_per_user is None:
@@ -574,34 +605,25 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
     for kind, pick in picks.items():
         if pick is None:
             continue
+        now = ((refined or {}).get(kind) or {}).get("row")
+        computed = now is not None and float(now[COST]) < float(pick[COST])
+        pick = now if computed else pick
         same = rows[(rows["decoding"] == kind) & (rows[SPEED] >= min_tokens_per_s_per_user)]
         others = same[same["hardware"].astype(str) != str(pick["hardware"])]
         if not len(others):
             continue
         rival = others.sort_values(COST, kind="stable").iloc[0]
-        terms = []
-        for row in (pick, rival):
-            drafter = row.get("draft_hardware")
-            draft_price = prices.get(drafter) if isinstance(drafter, str) and drafter else 0.0
-            price = prices.get(str(row["hardware"]))
-            if not (_is_number(price) and _is_number(draft_price)):
-                break
-            terms.append((float(price), float(row.get("devices", row["tp"])), float(draft_price)))
-        if len(terms) < 2:
-            continue
-        (p_price, p_devices, p_draft), (r_price, r_devices, r_draft) = terms
-        c_p, c_r = float(pick[COST]), float(rival[COST])
-        flip = _rent_at(c_p, c_r, p_price, p_devices, p_draft)
-        rival_flip = _rent_at(c_r, c_p, r_price, r_devices, r_draft)
-        if not (flip > 0 and rival_flip > 0):
-            continue
         hw, other = str(pick["hardware"]), str(rival["hardware"])
-        notes.append(f"the {kind} pick ({hw} at ${format_usd_per_hour(p_price)} a device-hour) stays the cheapest at "
+        flip, rival_flip = (tie_price(pick, rival, device, prices) for device in (hw, other))
+        if flip is None or rival_flip is None:
+            continue
+        what = f"the {kind} point computed now" if computed else f"the {kind} pick"
+        notes.append(f"{what} ({hw} at ${format_usd_per_hour(float(prices[hw]))} a device-hour) stays the cheapest at "
                      f"this speed up to ${format_usd_per_hour(flip)} a device-hour, or while {other} "
-                     f"(${format_usd_per_hour(r_price)}) rents above ${format_usd_per_hour(rival_flip)}: {other}'s "
-                     f"cheapest {kind} row as fast costs "
-                     f"${format_significant(c_r)} per million tokens ({format_significant(float(rival[SPEED]))} tokens/s "
-                     f"per user, batch {int(rival['batch']):,}; among the swept rows)")
+                     f"(${format_usd_per_hour(float(prices[other]))}) rents above ${format_usd_per_hour(rival_flip)}: "
+                     f"{other}'s cheapest {kind} row as fast costs ${format_significant(float(rival[COST]))} per million "
+                     f"tokens ({format_significant(float(rival[SPEED]))} tokens/s per user, batch {int(rival['batch']):,}; "
+                     "among the swept rows; the other prices held)")
     return notes
 
 
@@ -1359,7 +1381,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += said_of(said)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
     notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
-    notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta)
+    notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined)
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     now = pick_note_kinds(found, extra_dirs, meta) if found else {}

@@ -924,7 +924,22 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
     out = {name: _yaml_seconds(where, prefix + key, data[key]) for key, name in _SECONDS.items() if key in data}
     out.update({name: _yaml_bytes(where, prefix + key, data[key]) for key, name in _BYTES.items() if key in data})
     out.update({key: rule(where, prefix + key, data[key]) for key, rule in _VALUE_RULES.items() if key in data})
+    for key in HELD_BEFORE_SHARE:
+        if _BYTES[key] in out:
+            _check_held(where, prefix + key, out[_BYTES[key]], data[key])
     return out
+
+
+HELD_BEFORE_SHARE = ("memory_before_share", "memory_before_share_parallel")  # C's terms (capacity.py)
+HELD_BEFORE_SHARE_MAX_BYTES = 64 * 2**30  # a runtime's context and communicators: 0.7-4.3 GiB in SGLang's logs
+
+
+def _check_held(where: str, key: str, value_bytes: float, shown: object) -> None:
+    """A term of C (what an engine holds before it measures its share) is a context and communicators, not a device's
+    memory: at most HELD_BEFORE_SHARE_MAX_BYTES (qa369: 1000 GiB was taken, and predict printed a share of -988 GB)."""
+    if value_bytes > HELD_BEFORE_SHARE_MAX_BYTES:
+        raise field_error(where, key, "at most 64 GiB (a runtime's context and communicators, 0.7-4.3 GiB in SGLang's "
+                          "start-up logs: measurements/sglang-memory.csv)", shown)
 
 
 def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
@@ -936,6 +951,8 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
             _spec_seconds(where, prefix + name, value)
         elif name in _BYTES.values():
             _spec_bytes(where, prefix + name, value)
+            if name in (_BYTES[k] for k in HELD_BEFORE_SHARE):
+                _check_held(where, prefix + name, value, value)
         else:
             raise field_error(where, prefix + str(name), "an engine cost field (" + ", ".join(COST_FIELDS) + ")", name)
 

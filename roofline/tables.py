@@ -1173,10 +1173,13 @@ def _memory_share_text(e) -> str:
              else f"{e.memory_fraction:g} of the memory")
     if e.memory_fraction_by_devices:  # SGLang 0.4's share by tp size
         share += f" ({shares_text(e.memory_fraction_by_devices)})"
-    held = [format_si(b, "B") + what for b, what in ((e.memory_before_share_bytes, ""),
-                                                   (e.memory_before_share_parallel_bytes, " more on a stage of more than one device")) if b]
-    if held:  # C (capacity.py): held before the engine measures the memory its share is of
-        share += f" less what it holds before measuring it ({', '.join(held)}: its CUDA context, communicators)"
+    held = [format_si(b, "B") + what for b, what in ((e.memory_before_share_bytes, " (its GPU context)"),
+                                                   (e.memory_before_share_parallel_bytes, " (its communicators) more on a "
+                                                    "stage of more than one device" if e.memory_before_share_bytes else
+                                                    " (its communicators) on a stage of more than one device")) if b]
+    if held:  # C (capacity.py): held before the engine measures the memory its share is of: f (M - C) (qa369: read f M - C)
+        share = share.replace(" of the memory", " of (the memory less what it holds before measuring it: "
+                              + ", ".join(held) + ")", 1)
     parts = [format_si(b, "B") + what for b, what in ((e.memory_reserved_bytes, ""),
                                                     (e.memory_reserved_parallel_bytes, " more on a stage of more than one device")) if b]
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):

@@ -284,7 +284,7 @@ def test_sglang_earlys_share_is_its_server_args_default_by_tp_size(tmp_path):
 
     at8 = deployment(DEEPSEEK, tp=8)  # the share applied is the one said (qa360: a mutant saying 0.88 survived)
     assert usable_memory_text(hw, DEEPSEEK, at8, early.for_hardware(hw)) == (
-        "sglang-early's 0.81 at 8 devices of 83 GB (85.5 GB less the 2.48 GB its CUDA context and communicators held "
+        "sglang-early's 0.81 at 8 devices of 83 GB (85.5 GB less the 2.48 GB its GPU context and communicators held "
         "before it measures the free memory)")
     assert usable_memory_text(hw, DEEPSEEK, deployment(DEEPSEEK), early.for_hardware(hw)).startswith("sglang-early's 0.88 at 1 device of")
     assert early.memory_fraction_for(8) == 0.81 and early.memory_fraction_for(1) == 0.88 and early.memory_fraction_for(100) == 0.79
@@ -360,7 +360,7 @@ def sglang_kv_gib(row, engine) -> float:
 def test_sglangs_memory_held_before_its_share_is_the_least_squares_fit_of_its_logs_and_prices_their_kv_cache():
     """sglang.yaml and sglang-early.yaml: SGLang's share f is of the free memory once its CUDA context and communicators
     exist (C = memory_before_share + memory_before_share_parallel on a stage of several devices), fitted to 7 start-up
-    logs; with it the KV cache of 6 of them is within 1.2% (their median 0.5%), without it each is high (median 2.6%);
+    logs; with it the KV cache of 6 of them is within 1.2% (their median 0.5%), without it each is high (median 2.7%);
     each source left out of the fit is predicted better than with no C; L4 at tp 4 (PCIe, few communicators) is the
     known miss."""
     design, held = sglang_held_design()

@@ -1643,20 +1643,23 @@ def test_a_plain_point_drawn_from_a_speculative_row_carries_its_own_figures_ever
 
 
 @pytest.mark.slow
-def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost_the_same():
+@pytest.mark.parametrize("drafters", ["l4", ["l4", "h100-sxm"]])
+def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost_the_same(drafters):
     """qa362: a pick between devices rests on rental quotes, and cheapest said only that it moves with them. Each
     pick's note gives its device's price at which another device's cheapest row as fast costs the same, and that
-    device's price at which it does; swept again at either price, the two rows cost the same (a drafter on an L4 of
-    its own in the rent)."""
+    device's price at which it does; swept again at either price, those two rows cost the same (a drafter on an L4 of
+    its own in the rent; qa369: a drafter on the device whose price moves, held at its old price, put the tie at $3.91
+    where it was $3.89)."""
     import dataclasses
     import warnings
 
     import roofline
-    from roofline.frontier import price_flip_notes
+    from roofline.frontier import _candidates, price_flip_notes
 
     scenario = {"name": "f", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-70b", "method": "draft",
-                "draft": "llama-3.2-1b", "draft_hardware": "l4", "tp": 4,
+                "draft": "llama-3.2-1b", "draft_hardware": drafters, "tp": 4,
                 "axes": {"batch": [1, 8, 32, 128], "context": [2048], "k": [0, 3], "alpha": [0.8]}}
+    key = ["hardware", "draft_hardware", "batch", "k"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         df = roofline.sweep(scenario)
@@ -1667,15 +1670,41 @@ def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost
         for kind, note in zip(("plain", "speculation"), notes):
             pick = picks[kind]
             found = re.match(r"the \w+ pick \(([\w-]+) at \$[\d.]+ a device-hour\) stays the cheapest at this speed up to "
-                             r"\$([\d.]+) a device-hour, or while ([\w-]+) \(\$[\d.]+\) rents above \$([\d.]+): ", note)
+                             r"\$([\d.]+) a device-hour, or while ([\w-]+) \(\$[\d.]+\) rents above \$([\d.]+): [\w-]+'s "
+                             r"cheapest \w+ row as fast costs \$[\d.]+ per million tokens \([\d.]+ tokens/s per user, batch "
+                             r"([\d,]+);", note)
             assert found and found[1] == pick["hardware"], note
+            rows = _candidates(df)
+            rivals = rows[(rows["decoding"] == kind) & rows["fits_in_memory"] & (rows["hardware"] == found[3])
+                          & (rows["tokens_per_s_per_user"] >= 40)]
+            rival = rivals.loc[rivals["cost_usd_per_million_tokens"].idxmin()]
+            assert int(rival["batch"]) == int(found[5].replace(",", ""))
             for name, price in ((found[1], float(found[2])), (found[3], float(found[4]))):
                 hw = dataclasses.replace(roofline.load_hardware(name), price_usd_per_hour=price)
-                again = roofline.sweep({**scenario, "hardware": [hw if h == name else h for h in scenario["hardware"]]})
-                same = again[again["fits_in_memory"] & ((again["k"] > 0) == (kind == "speculation"))
-                             & (again["tokens_per_s_per_user"] >= 40)]
-                at_pick, at_rival = (same[same["hardware"] == h]["cost_usd_per_million_tokens"].min()
-                                     for h in (pick["hardware"], found[3]))
-                assert at_pick == pytest.approx(at_rival, rel=2e-3), (kind, name, at_pick, at_rival)
+                swap = {f: ([hw if h == name else h for h in v] if isinstance(v, list) else hw if v == name else v)
+                        for f, v in scenario.items() if f in ("hardware", "draft_hardware")}
+                again = _candidates(roofline.sweep({**scenario, **swap}))
+                again = again[again["decoding"] == kind]
+                cost = [float(again[(again[key].astype(str) == pd.Series(row[key]).astype(str).values).all(axis=1)]
+                              ["cost_usd_per_million_tokens"].iloc[0]) for row in (pick, rival)]
+                assert cost[0] == pytest.approx(cost[1], rel=2e-3), (kind, name, cost)
         assert price_flip_notes(df[df["hardware"] == "h200"], cheapest(df[df["hardware"] == "h200"], 40), 40,
                                 meta={"price_usd_per_hour": prices}) == []  # one device: nothing to flip to
+
+
+@pytest.mark.slow
+def test_the_price_flip_note_reads_the_point_computed_now_where_it_is_cheaper_than_the_swept_pick(tmp_path, roofline):
+    """qa369: the note called the swept pick ($0.412) the cheapest below a point computed now at $0.339, and gave the
+    tie from the swept one: it reads the cheaper point, as the table does (P_p x c_rival / c_point, no drafter)."""
+    _swept(tmp_path, roofline, "name: c2\nhardware: [h100-sxm, b200]\nmodel: qwen3-32b\nengine: sglang\ntp: [1, 2, 4]\n"
+                               "axes:\n  batch: {start: 1, stop: 512, num: 10, log: true}\n  context: [2048]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "45")
+    assert code == 0, err
+    now = re.search(r"between swept batches, computed now: \$([\d.]+) at [\d.]+ tokens/s per user: qwen3-32b on (\S+) ", out)
+    note = re.search(r"note: the plain point computed now \((\S+) at \$([\d.]+) a device-hour\) stays the cheapest at this "
+                     r"speed up to \$([\d.]+) a device-hour, or while (\S+) \(\$([\d.]+)\) rents above \$([\d.]+): \S+ "
+                     r"cheapest plain row as fast costs \$([\d.]+) per million tokens", out)
+    assert now and note and note[1] == now[2], out
+    point, rival = float(now[1]), float(note[7])
+    assert float(note[3]) == pytest.approx(float(note[2]) * rival / point, rel=5e-3)  # 3-digit costs printed
+    assert float(note[6]) == pytest.approx(float(note[5]) * point / rival, rel=5e-3)

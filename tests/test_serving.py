@@ -1278,3 +1278,34 @@ def test_a_shipped_profile_priced_with_an_engines_costs_has_its_known_misses_sai
     said = [w for w in v1["warnings"] if w.startswith("a known miss of engine vllm-v0, priced with vllm's costs: DeepSeek-R1 on 8 MI300X")]
     assert len(said) == 1 and "33-62% short" in said[0]
     assert not any("vllm-v0" in w for w in sg["warnings"])
+
+
+def test_what_an_engine_holds_before_it_measures_its_share_is_a_context_not_a_devices_memory(tmp_path):
+    """qa369: memory_before_share=1000 GiB was taken, and predict printed 'sglang's 0.835 of -988 GB'."""
+    import dataclasses
+
+    from roofline.errors import RooflineError
+    from roofline.serving import engine_from_dict, load_engine
+
+    base = {"name": "x", "source": "s", "memory_fraction": 0.9}
+    for key in ("memory_before_share", "memory_before_share_parallel"):
+        with pytest.raises(RooflineError, match=rf"{key}: expected at most 64 GiB \(a runtime's context and communicators"):
+            engine_from_dict({**base, key: "1000 GiB"})
+        assert engine_from_dict({**base, key: "64 GiB"})  # the bound itself is taken
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.memory_before_share: expected at most 64 GiB"):
+        engine_from_dict({**base, "overrides": [{"hardware": "h100*", "memory_before_share": "0.5 TiB"}]})
+    spec = dataclasses.replace(load_engine("sglang"), name="y", memory_before_share_bytes=2.0**40)
+    import roofline
+
+    with pytest.raises(RooflineError, match="memory_before_share_bytes: expected at most 64 GiB"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", engine=spec)
+    from roofline.capacity import usable_bytes_for, usable_memory_text
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    l4, small = load_hardware("l4"), dataclasses.replace(load_engine("sglang"), name="z", memory_before_share_bytes=60 * 2**30)
+    model = load_model("llama-3.2-1b")
+    dep = deployment(model)
+    assert usable_bytes_for(l4, model, dep, small.for_hardware(l4)) == 0.0
+    assert usable_memory_text(l4, model, dep, small.for_hardware(l4)).startswith("no memory left: 24.2 GB less the 64.4 GB")

@@ -592,9 +592,13 @@ def test_what_an_engine_keeps_in_a_parallel_layout_is_said_in_engines_show():
     from roofline.serving import load_engine
     from roofline.tables import engine_table
 
-    assert ("0.835 of the memory less what it holds before measuring it (999 MB, 1.48 GB more on a stage of more than one "
-            "device: its CUDA context, communicators); less 134 MB for each device of the replica past the first, 2.42 GB "
-            "for each attention-DP group at dp_attention > 1") in engine_table(load_engine("sglang"))
+    assert ("0.835 of (the memory less what it holds before measuring it: 999 MB (its GPU context), 1.48 GB (its "
+            "communicators) more on a stage of more than one device); less 134 MB for each device of the replica past the "
+            "first, 2.42 GB for each attention-DP group at dp_attention > 1") in engine_table(load_engine("sglang"))
+    import dataclasses
+
+    parallel_only = dataclasses.replace(load_engine("sglang"), memory_before_share_bytes=0.0)  # qa369: 'more' than nothing
+    assert "(the memory less what it holds before measuring it: 1.48 GB (its communicators) on a stage of more than one device)" in engine_table(parallel_only)
     assert "for each device of the replica" not in engine_table(load_engine("vllm"))
     # a share of the free memory takes its reserve inside, 0.9 (M - W - R): not "less" after it (qa172)
     assert ("0.9 of the memory left beside the weights and a reserve (4.95 GB, 676 MB more on a stage of more than one "
