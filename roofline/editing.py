@@ -2082,6 +2082,12 @@ def _reference_points(sides: tuple, label: str) -> list[tuple]:
     from roofline.engine import step_time_s
 
     rows: list[tuple] = [(label, None, None, None)]
+    # what each side gives weights and KV cache, and the batch that holds at the longer point's context (qa369: a diff
+    # showed sglang's 0.907 against vllm's 0.9, 0.992x, where sglang's usable memory is the larger)
+    context = max(c for _, c in DIFF_POINTS)
+    caps = [capacity(h, m, 1, context + 1, d, engine=e) for h, m, d, e in sides]
+    rows.append(("  usable memory (weights + KV)", *(float(c["usable_memory_bytes"]) for c in caps), "B"))
+    rows.append((f"  max batch at S={context}", *(int(c["max_batch"]) for c in caps), ""))
     for batch, context in DIFF_POINTS:
         times, fits = [], []
         for h, m, d, e in sides:

@@ -2503,3 +2503,16 @@ def test_engines_diff_compares_an_unlisted_mla_kernel_count_as_the_general_one_i
     shared = rows["kernels_per_layer_mla.shared_experts (A's kernels_per_layer.shared_experts)"]
     assert shared.split()[-4:] == ["4", "0", "-", "*"], shared
     assert not rows["kernels_per_layer_mla.qkv_proj"].rstrip().endswith("*")
+
+
+def test_engines_diff_gives_each_engines_usable_memory_and_max_batch_at_its_reference_layout(roofline):
+    """qa369: the diff showed sglang's memory_fraction 0.907 against vllm's 0.9 (0.992x), where at tp 8 on an H200
+    sglang gives weights and KV cache more: each side's usable memory and max batch, as predict gives them."""
+    import roofline as api
+
+    code, out, err = roofline("engines", "diff", "sglang", "vllm", "--hardware", "h200", "--tp", "8", "--model", "llama-3.1-70b")
+    assert code == 0, err
+    p = [api.predict("h200", "llama-3.1-70b", tp=8, context=4096, engine=e) for e in ("sglang", "vllm")]
+    batch = next(line for line in out.splitlines() if line.strip().startswith("max batch at S=4096"))
+    assert batch.split()[4:6] == [f"{p[0]['max_batch']:,}", f"{p[1]['max_batch']:,}"], batch
+    assert next(line for line in out.splitlines() if "usable memory (weights + KV)" in line)
