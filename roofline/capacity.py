@@ -101,9 +101,12 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
-    shown = reserve * share_base_bytes(hw, engine, dep) / hw.engine_mem_bytes  # R's share of M, of M - C
-    less = f" less {format_si(shown, 'B')} reserved" if reserve > 0 else ""
     at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
+    if held and reserve > 0:  # (f - R / M) of M - C: the share such an engine logs (qa369: SGLang's 0.824 at tp 8 said
+        # nowhere, 0.835 less 912 MB instead)
+        return (f"{engine.name}'s {f - reserve / hw.engine_mem_bytes:.3f}{at} ({f:g} less {format_si(reserve, 'B')} of "
+                f"{format_si(hw.engine_mem_bytes, 'B')} for the layout: the share it logs) of {memory}")
+    less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
     return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 
 

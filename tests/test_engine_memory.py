@@ -384,3 +384,18 @@ def test_sglangs_memory_held_before_its_share_is_the_least_squares_fit_of_its_lo
         fit, *_ = np.linalg.lstsq(design[~mine], held[~mine], rcond=None)
         left_out[mine] = design[mine] @ fit - held[mine]
     assert np.median(np.abs(left_out)) < 0.5 * np.median(held)  # 0.37 GiB against 1.12
+
+
+def test_sglangs_usable_memory_line_gives_the_share_it_logs_at_a_parallel_layout():
+    """qa369: predict said "sglang's 0.835 ... less 912 MB reserved" where SGLang logs mem_fraction_static 0.824 at tp 8
+    on an H100 (its formula's tp x pp / 8 GiB in the share): the line gives f - R / M, of the memory less C, and that
+    times it is the usable memory."""
+    from roofline.capacity import held_before_share_bytes, usable_memory_text
+
+    hw, model, sglang = load_hardware("h100-sxm"), load_model("llama-3.1-70b"), load_engine("sglang")
+    dep = deployment(model, tp=8)
+    on_hw = sglang.for_hardware(hw)
+    text = usable_memory_text(hw, model, dep, on_hw)
+    assert text.startswith("sglang's 0.824 (0.835 less 940 MB of 85.5 GB for the layout: the share it logs) of 83 GB "), text
+    share = 0.835 - 7 * 128 * 2**20 / hw.engine_mem_bytes  # memory_reserved_per_device x (N - 1)
+    assert float(usable_bytes_for(hw, model, dep, on_hw)) == pytest.approx(share * (hw.engine_mem_bytes - held_before_share_bytes(on_hw, dep)))
