@@ -92,7 +92,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     if held:  # the memory less C: what the engine measures its share of
         parts = [what for what, b in (("GPU context", engine.memory_before_share_bytes),
                                       ("communicators", engine.memory_before_share_parallel_bytes if dep.devices_per_stage > 1 else 0.0)) if b]
-        what = f"the {format_si(held, 'B')} its {' and '.join(parts)} held before it measures the free memory"
+        what = f"the {format_si(held, 'B')} held by its {' and '.join(parts)} before it measures the free memory"
         if share_base_bytes(hw, engine, dep) <= 0:  # (qa369: '0.835 of -988 GB')
             return f"no memory left: {memory} less {what}"
         memory = f"{format_si(share_base_bytes(hw, engine, dep), 'B')} ({memory} less {what})"
@@ -135,7 +135,7 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     base = share_base_bytes(hw, engine, dep)
     if engine.memory_fraction_of == "free":
-        free = free_bytes(hw, engine, dep, weights_bytes, reserve)  # none: the memory less R, which W exceeds
+        free = free_bytes(hw, engine, dep, weights_bytes, reserve)  # none: M - C - R, which W exceeds
         return np.maximum(np.minimum(weights_bytes, base - reserve), 0.0) + f * np.maximum(free, 0.0)
     memory = hw.engine_mem_bytes
     return max((f * memory - reserve) * base / memory, 0.0)  # a reserve past the share leaves nothing, not less

@@ -1627,6 +1627,13 @@ def _edit_error(kind: str, edited: str, path: Path, extra_dirs: tuple) -> str | 
     return None
 
 
+def _edited_text_error(path: Path, error: str) -> str:
+    """`error` of an edit given up, said after the file's name: without the name again, and its line said as the
+    editor's (qa368: 'FILE: ... FILE: line 52', a line of the edited text under the banner, not of the file)."""
+    error = error.removeprefix(f"{path}: ")
+    return re.sub(r"^line (\d+)", r"line \1 of the edited text as the editor showed it", error)
+
+
 def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False, editor: str | None = None) -> tuple[Path, bool]:
     """Open the profile in an editor until it validates; (path, changed). An invalid result is never written. A user
     file of that name that cannot be read as a profile (a YAML syntax error) opens with its error on top."""
@@ -1658,7 +1665,7 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             if edited == original:
                 return path, False
             if error and edited == text:
-                raise RooflineError(f"{path}: unchanged, the edit was given up while invalid: {error}")
+                raise RooflineError(f"{path}: unchanged, the edit was given up while invalid: {_edited_text_error(path, error)}")
             error = _edit_error(kind, edited, path, extra_dirs)
             if error:
                 text = edited
@@ -1676,7 +1683,7 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             except RooflineError as exc:  # qa141: a file that cannot be replaced lost the edit with the scratch file
                 raise RooflineError(f"{exc}; your edit is kept in {_keep_edit(path, edited)}") from None
             return path, True
-    raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")
+    raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {_edited_text_error(path, error)}")
 
 
 def _keep_edit(path: Path, edited: str) -> Path:

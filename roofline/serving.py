@@ -68,8 +68,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      sequence (`speculating_engine`), plain decoding's points as `prefix_cached` says
     memory           what a device gives weights and KV cache (capacity.py): `memory_fraction` f of its memory M (vLLM's
                      --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
-                     f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
-                     with W the weights; R = memory_reserved + memory_reserved_parallel (on a stage of more than one
+                     f M - R (less C below); or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction),
+                     W + f (M - C - W - R) with W the weights; R = memory_reserved + memory_reserved_parallel (on a stage of more than one
                      device: communication buffers) + memory_reserved_per_device x (N - 1) (N the replica's devices,
                      tp x dp_attention x pp: SGLang's tp x pp / 8 GiB) + memory_reserved_per_dp_group x dp_attention
                      (at dp_attention > 1: SGLang's padding buffers) + 4 B x vocabulary x sampler_logit_copies x S (the
@@ -107,6 +107,7 @@ hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on A
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 import numbers
 import re
@@ -311,7 +312,7 @@ class ServingEngine:
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
     memory_fraction: float | None = None  # None: the hardware profile's usable_memory_fraction (module docstring, memory)
-    memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
+    memory_fraction_of: str = "device"  # "device": (f M - R)(M - C)/M (vLLM, SGLang); "free": W + f (M - C - W - R) (TensorRT-LLM)
     memory_fraction_by_devices: tuple = ()  # ((N, f_N), ...) ascending: the share at a replica of N or more devices
     memory_reserved_bytes: float = 0.0
     memory_reserved_parallel_bytes: float = 0.0  # on top, on a stage of more than one device (tp x dp_attention > 1)
@@ -1244,21 +1245,31 @@ def cost_sharers(engine: ServingEngine) -> list[tuple[ServingEngine, str]]:
     MI300X, priced with vllm's costs, was unsaid under vllm, which predicts the same step): (profile, 'priced with
     ENGINE's costs') for one whose costs_from is `engine`'s file, (profile, 'whose costs ENGINE takes') for the one
     `engine`'s costs_from names."""
-    from roofline.profiles import builtin_dir
-
     def same(a: str, b: str) -> bool:
-        return bool(a) and bool(b) and Path(a).resolve() == Path(b).resolve()
+        return bool(a) and bool(b) and _resolved(a) == _resolved(b)
 
     out = []
-    for path in sorted(builtin_dir("engine").glob("*.yaml")):
-        if same(str(path), engine.path):
+    for other in _shipped_engines():
+        if same(other.path, engine.path):
             continue
-        other = load_engine(str(path))
         if same(other.costs_from, engine.path):
             out.append((other, f"priced with {engine.name}'s costs"))
         elif same(engine.costs_from, other.path):
             out.append((other, f"whose costs {engine.name} takes"))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_engines() -> tuple[ServingEngine, ...]:
+    """The shipped engine profiles, read once a process (qa368: cost_sharers read six files a predict, +65% its time)."""
+    from roofline.profiles import builtin_dir
+
+    return tuple(load_engine(str(path)) for path in sorted(builtin_dir("engine").glob("*.yaml")))
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(path: str) -> Path:
+    return Path(path).resolve()
 
 
 def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:

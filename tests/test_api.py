@@ -1522,3 +1522,7 @@ def test_spec_tokens_per_s_per_device_is_the_sweeps_column_of_that_name():
                                  draft="llama-3.2-1b", draft_hardware="l4", k=int(row.k), alpha=0.8)
             assert p["spec"]["tokens_per_s_per_device"] == pytest.approx(row.tokens_per_s_per_device, rel=1e-12)
             assert p["spec"]["tokens_per_s_per_device"] == pytest.approx(p["spec"]["tokens_per_s"] / (4 + (row.k > 0)))
+            from roofline.tables import predict_table
+
+            said = next(x for x in predict_table(p).splitlines() if x.strip().startswith("tokens/s (batch)") and x.startswith("    "))
+            assert said.endswith("per device, the drafter's included)" if row.k > 0 else "per device)"), said

@@ -1056,10 +1056,12 @@ def test_a_failed_edit_s_yaml_error_names_the_line_the_editor_shows(roofline, tm
     editor, plan = _fake_editor(tmp_path, [bad, None])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
-    roofline("hw", "edit", "ed-gpu")
+    code, _, err = roofline("hw", "edit", "ed-gpu")
     shown = json.loads(plan.read_text())["seen"][1].splitlines()
     at = [i for i, line in enumerate(shown, 1) if line.startswith("kind: ")][1]
     assert "duplicated key 'kind'" in shown[0] and f"line {at}" in shown[0], shown[0]
+    # given up: the line said as the editor's, the file named once (qa368: 'FILE: ... FILE: line 52' read as the file's)
+    assert code == 2 and err.count(str(path)) == 1 and f"line {at} of the edited text as the editor showed it" in err, err
 
 
 def test_an_engine_value_set_by_hand_says_which_family_keeps_its_own_and_a_list_entry_can_be_set(roofline, tmp_path):
@@ -2307,6 +2309,11 @@ def test_a_copys_field_set_drops_its_remarks_continuation_lines_and_keeps_the_ne
     new_profile("scenario", "s2", str(tmp_path / "s.yaml"), ["hardware=h200"], tmp_path)
     text = (tmp_path / "s2.yaml").read_text()
     assert "\nhardware: h200\n# the model's heading\nmodel: llama-3.1-8b\n" in text, text
+    # an entry of a flow mapping written on its field's line: that line's remark, said of the old values, goes (qa363;
+    # qa368: a mutant keeping it survived)
+    new_profile("engine", "m", "sglang-early", ["memory_fraction_by_devices.8=0.80"], tmp_path)
+    line = next(x for x in (tmp_path / "m.yaml").read_text().splitlines() if x.startswith("memory_fraction_by_devices:"))
+    assert line == 'memory_fraction_by_devices: {"2": 0.87, "4": 0.85, "8": 0.80, "16": 0.79}', line
 
 
 def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old_costs(roofline, tmp_path):

@@ -284,7 +284,7 @@ def test_sglang_earlys_share_is_its_server_args_default_by_tp_size(tmp_path):
 
     at8 = deployment(DEEPSEEK, tp=8)  # the share applied is the one said (qa360: a mutant saying 0.88 survived)
     assert usable_memory_text(hw, DEEPSEEK, at8, early.for_hardware(hw)) == (
-        "sglang-early's 0.81 at 8 devices of 83 GB (85.5 GB less the 2.48 GB its GPU context and communicators held "
+        "sglang-early's 0.81 at 8 devices of 83 GB (85.5 GB less the 2.48 GB held by its GPU context and communicators "
         "before it measures the free memory)")
     assert usable_memory_text(hw, DEEPSEEK, deployment(DEEPSEEK), early.for_hardware(hw)).startswith("sglang-early's 0.88 at 1 device of")
     assert early.memory_fraction_for(8) == 0.81 and early.memory_fraction_for(1) == 0.88 and early.memory_fraction_for(100) == 0.79
@@ -399,3 +399,22 @@ def test_sglangs_usable_memory_line_gives_the_share_it_logs_at_a_parallel_layout
     assert text.startswith("sglang's 0.824 (0.835 less 940 MB of 85.5 GB for the layout: the share it logs) of 83 GB "), text
     share = 0.835 - 7 * 128 * 2**20 / hw.engine_mem_bytes  # memory_reserved_per_device x (N - 1)
     assert float(usable_bytes_for(hw, model, dep, on_hw)) == pytest.approx(share * (hw.engine_mem_bytes - held_before_share_bytes(on_hw, dep)))
+
+
+def test_what_an_engine_holds_before_it_measures_comes_off_a_free_share_and_is_named_by_layout():
+    """C in the free share (TensorRT-LLM's form): W + f (M - C - W - R), and min(W, M - C - R) where the weights take
+    it all; predict's line names the context alone on one device, the communicators too on a stage of several."""
+    from roofline.capacity import usable_memory_text
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    dep = deployment(model)
+    trt = replace(load_engine("trtllm").for_hardware(hw), memory_before_share_bytes=2 * GIB)
+    reserve = reserved_bytes(trt, hw, model.vocab_size, dep)
+    weights = 16e9
+    assert float(usable_bytes_for(hw, model, dep, trt, weights)) == pytest.approx(
+        weights + 0.9 * (hw.engine_mem_bytes - 2 * GIB - weights - reserve))
+    assert float(usable_bytes_for(hw, model, dep, trt, 200e9)) == pytest.approx(hw.engine_mem_bytes - 2 * GIB - reserve)
+    sglang = load_engine("sglang").for_hardware(hw)
+    assert usable_memory_text(hw, model, dep, sglang) == (
+        "sglang's 0.835 of 84.5 GB (85.5 GB less the 999 MB held by its GPU context before it measures the free memory)")
+    assert "its GPU context and communicators" in usable_memory_text(hw, model, deployment(model, tp=2), sglang)

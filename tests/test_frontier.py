@@ -1708,3 +1708,28 @@ def test_the_price_flip_note_reads_the_point_computed_now_where_it_is_cheaper_th
     point, rival = float(now[1]), float(note[7])
     assert float(note[3]) == pytest.approx(float(note[2]) * rival / point, rel=5e-3)  # 3-digit costs printed
     assert float(note[6]) == pytest.approx(float(note[5]) * point / rival, rel=5e-3)
+
+
+def test_tie_price_counts_every_device_of_the_kind_whose_price_moves_and_the_layouts_devices_not_its_tp():
+    """tie_price on rows of known rent and tokens: the pick's 4 devices (tp 2, pp 2) and its drafter on the same kind,
+    the rival's drafter on the pick's kind too; at the price it gives, both rows' rents over their tokens are equal
+    (qa368: the devices read as tp survived, and a drafter on the repriced kind was held)."""
+    from roofline.frontier import tie_price
+
+    prices = {"a": 3.0, "b": 4.5, "l4": 0.8}
+    tokens = {"pick": 20.0, "rival": 24.0}  # million tokens an hour
+
+    def row(name, hw, devices, tp, drafter):
+        rent = prices[hw] * devices + (prices[drafter] if drafter else 0.0)
+        return pd.Series({"hardware": hw, "devices": devices, "tp": tp, "draft_hardware": drafter,
+                          "cost_usd_per_million_tokens": rent / tokens[name]})
+
+    pick, rival = row("pick", "a", 4, 2, "a"), row("rival", "b", 4, 4, "a")
+    for device in ("a", "b"):
+        price = tie_price(pick, rival, device, prices)
+        moved = {**prices, device: price}
+        rents = [moved[r["hardware"]] * r["devices"] + (moved[r["draft_hardware"]] if r["draft_hardware"] else 0.0)
+                 for r in (pick, rival)]
+        assert rents[0] / tokens["pick"] == pytest.approx(rents[1] / tokens["rival"], rel=1e-12), device
+    assert tie_price(pick, row("rival", "b", 4, 4, "l4"), "l4", prices) is None  # no positive L4 price ties them
+    assert tie_price(pick, rival, "a", {**prices, "b": None}) is None  # an unpriced device: no figure

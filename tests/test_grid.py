@@ -1108,3 +1108,24 @@ def test_the_memory_columns_are_predicts_weights_kv_cache_and_usable_memory_at_t
     assert np.allclose(plain["weight_bytes"] + plain["kv_bytes"], plain["memory_needed_bytes"])
     assert (spec["memory_needed_bytes"] > spec["weight_bytes"] + spec["kv_bytes"]).all()  # the EAGLE head beside them
     assert not df["fits_in_memory"].all() and df["fits_in_memory"].any()
+
+
+@pytest.mark.slow
+def test_the_memory_columns_are_the_targets_with_a_drafter_on_its_own_device():
+    """qa368: with a draft model on an L4 of its own, the columns are a target device's (a mutant taking the drafter
+    device's weights and usable memory survived); fits_in_memory also needs the drafter's device to hold its batch."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "h200", "model": "llama-3.1-70b", "tp": 8, "method": "draft",
+                             "draft": "llama-3.1-8b", "draft_hardware": "l4",
+                             "axes": {"batch": [1, 16, 64], "context": [8192], "k": [0, 3], "alpha": [0.7]}})
+    for row in df.itertuples():
+        p = roofline.predict("h200", "llama-3.1-70b", batch=int(row.batch), context=int(row.context) + int(row.k), tp=8)
+        for column in ("weight_bytes", "kv_bytes", "usable_memory_bytes"):
+            assert getattr(row, column) == pytest.approx(p[column], rel=1e-12), column
+    spec = df[df["k"] > 0]
+    assert (spec["memory_needed_bytes"] <= spec["usable_memory_bytes"]).all() and not spec["fits_in_memory"].all()
