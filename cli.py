@@ -526,13 +526,17 @@ def engines_diff(
     model: Annotated[str, typer.Option(help="Model of the reference decode points.")] = "llama-3.1-8b",
     hardware: Annotated[str, typer.Option(help="Hardware the costs are read on (its family's overrides applied).")] = "h100-sxm",
     tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference points.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel groups (devices = tp x dp-attention).")] = 1,
+    ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree (MoE).")] = 1,
+    pp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Pipeline stages (devices = tp x dp-attention x pp).")] = 1,
 ) -> None:
     """Two engine profiles side by side: costs on a device, kernel counts, overrides, fits, a reference step.
 
-    Every cost as it applies on the device, and what a reference model's decode step takes under each."""
+    Every cost as it applies on the device, and what a reference model's decode step takes under each, in the layout
+    given (attention DP and EP, where the engines differ most for a MoE model: qa365)."""
     from roofline.editing import diff_engines
 
-    typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp))
+    typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp, dp_attention, ep, pp))
 
 
 @engines_app.command("schema")

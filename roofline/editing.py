@@ -2160,12 +2160,13 @@ def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sx
 
 
 def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", hardware: str = "h100-sxm",
-                 tp: int = 1) -> str:
+                 tp: int = 1, dp_attention: int = 1, ep: int = 1, pp: int = 1) -> str:
     """Two engine profiles side by side (`engines diff`): every cost field as it applies on `hardware` (its family's
     overrides applied; the general values where they differ), kernel counts, the fits' rows and RMS error, and
-    `model_name`'s two reference decode points on `hardware` (tp `tp`) under each; a `*` where they differ."""
+    `model_name`'s two reference decode points on `hardware` (in the layout `tp`, `dp_attention`, `ep`, `pp`) under
+    each; a `*` where they differ."""
     from roofline.hardware import load_hardware
-    from roofline.layout import deployment
+    from roofline.layout import deployment, describe_layout
     from roofline.model import load_model
     from roofline.serving import load_engine
     from roofline.tables import _override_value
@@ -2193,7 +2194,7 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         if key == "host_overlap_speculating":  # qa202: it gives up an overlap that host_overlap false never had
             va, vb = (f"{v} (no effect: host_overlap false)" if not j["host_overlap"] else v for v, j in ((va, ja), (vb, jb)))
         rows.append((key.removesuffix("_s").removesuffix("_bytes"), va, vb, unit))
-    dep = deployment(ref, tp=tp, where="command line")
+    dep = deployment(ref, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, where="command line")
     if any(e.memory_fraction_by_devices for e in on):  # the share applied at this layout (qa361: the tp-1 share said)
         rows.append((f"memory_fraction at {dep.devices} device{'s' if dep.devices > 1 else ''} (applied)",
                      *(e.memory_fraction_for(dep.devices) for e in on), ""))
@@ -2232,6 +2233,10 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         rows.append(("fitted RMS log error" if same_rows or not both else "fitted RMS log error (each on its own rows: not compared)",
                      *((f.get("rms_log_error") if same_rows else str(f.get("rms_log_error", "-"))) for f in fits),
                      "" if same_rows else "text"))
-    rows += _reference_points(tuple((hw, ref, dep, e) for e in on),
-                              f"{model_name} decoding on {dep.devices} x {hw.name} (tp {tp}, native precision):")
+    from roofline.serving import for_engine
+
+    # each engine's own layout of the model (its stage split under attention DP: qa365's layouts), as predict's
+    rows += _reference_points(tuple((hw, ref, for_engine(dep, e, ref), e) for e in on),
+                              f"{model_name} decoding on {dep.devices} x {hw.name} ({describe_layout(tp, dp_attention, ep, pp)}, "
+                              "native precision):")
     return "\n".join(side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows))

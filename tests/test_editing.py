@@ -2523,3 +2523,28 @@ def test_engines_diff_gives_each_engines_usable_memory_and_max_batch_at_its_refe
     batch = next(line for line in out.splitlines() if line.strip().startswith("max batch at S=4096"))
     assert batch.split()[4:6] == [f"{p[0]['max_batch']:,}", f"{p[1]['max_batch']:,}"], batch
     assert next(line for line in out.splitlines() if "usable memory (weights + KV)" in line)
+
+
+@pytest.mark.slow
+def test_engines_diff_takes_a_layout_and_each_engines_own_layout_of_the_model_as_predict_does(roofline):
+    """qa365: `engines diff` had --tp only, where attention DP and EP are where vllm and sglang differ most for a MoE
+    model; and its reference points used neither engine's layout of the model (sglang's stage split, vllm's 16-bit MLA
+    up-projections), so they were not predict's."""
+    import roofline as api
+    from roofline.units import format_seconds
+
+    code, out, err = roofline("engines", "diff", "vllm", "sglang", "--hardware", "h200", "--model", "deepseek-v3",
+                              "--dp-attention", "8", "--ep", "8")
+    assert code == 0, err
+    assert "deepseek-v3 decoding on 8 x h200 (tp 1, dp-attention 8, ep 8, native precision):" in out
+    lines = out.splitlines()
+    for name, column in (("vllm", 0), ("sglang", 1)):
+        at64 = api.predict("h200", "deepseek-v3", engine=name, dp_attention=8, ep=8, batch=64, context=4096)
+        at1 = api.predict("h200", "deepseek-v3", engine=name, dp_attention=8, ep=8, batch=1, context=1024)
+        cells = [next(x for x in lines if x.strip().startswith(label)).split("  ") for label in
+                 ("max batch at S=4096", "B=1 S=1024 step time", "B=64 S=4096 step time")]
+        cells = [[c.strip() for c in row if c.strip()][1:3] for row in cells]
+        assert cells[0][column] == f"{at64['max_batch']:,}"
+        assert cells[1][column] == format_seconds(at1["step_time_s"]) and cells[2][column] == format_seconds(at64["step_time_s"])
+    code, _, err = roofline("engines", "diff", "vllm", "sglang", "--ep", "3")
+    assert code == 2 and err.startswith("error: ") and "--ep: expected 1 for a dense model" in err and len(err.splitlines()) == 1
