@@ -549,21 +549,22 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     return f"priced at {', '.join(shown)} a device-hour ({how}): {sources}; a pick between devices moves with them" if shown else ""
 
 
-def _rent_terms(row, device: str, prices: dict) -> tuple[float, float] | None:
+def _rent_terms(row, device: str, usd_per_hour: dict) -> tuple[float, float] | None:
     """(a, b): a row's rent an hour as a + b P, P the price a device-hour of `device`: b its devices of that kind (the
     target's, and a drafter's own device while it drafts), a the rest at their prices. None where a device it rents has
     no price."""
     drafter = row.get("draft_hardware")
     parts = [(str(row["hardware"]), float(row.get("devices", row["tp"])))]
     parts += [(drafter, 1.0)] if isinstance(drafter, str) and drafter else []
-    if not all(_is_number(prices.get(name)) and not isinstance(prices.get(name), bool) for name, _ in parts):
+    if not all(_is_number(usd_per_hour.get(name)) and not isinstance(usd_per_hour.get(name), bool) for name, _ in parts):
         return None
-    return (sum(float(prices[name]) * count for name, count in parts if name != device),
+    return (sum(float(usd_per_hour[name]) * count for name, count in parts if name != device),
             sum(count for name, count in parts if name == device))
 
 
-def tie_price(pick, rival, device: str, prices: dict) -> float | None:
+def tie_price_usd_per_hour(pick, rival, device: str, usd_per_hour: dict) -> float | None:
     """The price a device-hour of `device` at which rows `pick` and `rival` cost the same, every other price held
+    (`usd_per_hour`: each device's price now)
     (qa369: a drafter on the device whose price moves was held at its old price). A row's cost is its rent over the
     tokens it makes an hour, T = rent / cost; its rent a + b P (_rent_terms); so the two tie at
 
@@ -572,11 +573,11 @@ def tie_price(pick, rival, device: str, prices: dict) -> float | None:
     None where no positive price ties them (neither rents that device, or the pick stays cheaper at every price)."""
     terms = []
     for row in (pick, rival):
-        rent = _rent_terms(row, device, prices)
-        if rent is None or not _is_number(prices.get(device)):
+        rent = _rent_terms(row, device, usd_per_hour)
+        if rent is None or not _is_number(usd_per_hour.get(device)):
             return None
         a, b = rent
-        now, cost = a + b * float(prices[device]), float(row[COST])
+        now, cost = a + b * float(usd_per_hour[device]), float(row[COST])
         if not (now > 0 and cost > 0):
             return None
         terms.append((a, b, now / cost))
@@ -590,7 +591,7 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
                      refused: list[dict] | None = None, meta: dict | None = None, refined: dict | None = None) -> list[str]:
     """Per pick, what a price would have to be for another device to win it (qa362: a pick between devices rests on
     rental quotes, and cheapest said only that it moves with them): the other device whose cheapest swept row of the
-    pick's kind, at least as fast (of the rows that fit, load and are priced), costs least, and (tie_price) the pick's
+    pick's kind, at least as fast (of the rows that fit, load and are priced), costs least, and (tie_price_usd_per_hour) the pick's
     device's price at which the two tie, and the other device's. The pick is the cheaper of the swept one and the
     point computed now between the swept batches (`refined`, refine's; qa369: a cheaper one on another device was
     printed above a note calling the swept pick the cheapest). None where no other device reaches the speed."""
@@ -614,13 +615,13 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
             continue
         rival = others.sort_values(COST, kind="stable").iloc[0]
         hw, other = str(pick["hardware"]), str(rival["hardware"])
-        flip, rival_flip = (tie_price(pick, rival, device, prices) for device in (hw, other))
-        if flip is None or rival_flip is None:
+        flip_usd_per_hour, rival_flip_usd_per_hour = (tie_price_usd_per_hour(pick, rival, device, prices) for device in (hw, other))
+        if flip_usd_per_hour is None or rival_flip_usd_per_hour is None:
             continue
         what = f"the {kind} point computed now" if computed else f"the {kind} pick"
         notes.append(f"{what} ({hw} at ${format_usd_per_hour(float(prices[hw]))} a device-hour) stays the cheapest at "
-                     f"this speed up to ${format_usd_per_hour(flip)} a device-hour, or while {other} "
-                     f"(${format_usd_per_hour(float(prices[other]))}) rents above ${format_usd_per_hour(rival_flip)}: "
+                     f"this speed up to ${format_usd_per_hour(flip_usd_per_hour)} a device-hour, or while {other} "
+                     f"(${format_usd_per_hour(float(prices[other]))}) rents above ${format_usd_per_hour(rival_flip_usd_per_hour)}: "
                      f"{other}'s cheapest {kind} row as fast costs ${format_significant(float(rival[COST]))} per million "
                      f"tokens ({format_significant(float(rival[SPEED]))} tokens/s per user, batch {int(rival['batch']):,}; "
                      "among the swept rows; the other prices held)")

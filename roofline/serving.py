@@ -939,8 +939,8 @@ def _check_held(where: str, key: str, value_bytes: float, shown: object) -> None
     """A term of C (what an engine holds before it measures its share) is a context and communicators, not a device's
     memory: at most HELD_BEFORE_SHARE_MAX_BYTES (qa369: 1000 GiB was taken, and predict printed a share of -988 GB)."""
     if value_bytes > HELD_BEFORE_SHARE_MAX_BYTES:
-        raise field_error(where, key, "at most 64 GiB (a runtime's context and communicators, 0.7-4.3 GiB in SGLang's "
-                          "start-up logs: measurements/sglang-memory.csv)", shown)
+        raise field_error(where, key, f"at most {HELD_BEFORE_SHARE_MAX_BYTES / 2**30:g} GiB (a runtime's context and "
+                          "communicators, 0.7-4.3 GiB in SGLang's start-up logs: measurements/sglang-memory.csv)", shown)
 
 
 def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:

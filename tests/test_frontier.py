@@ -1711,10 +1711,10 @@ def test_the_price_flip_note_reads_the_point_computed_now_where_it_is_cheaper_th
 
 
 def test_tie_price_counts_every_device_of_the_kind_whose_price_moves_and_the_layouts_devices_not_its_tp():
-    """tie_price on rows of known rent and tokens: the pick's 4 devices (tp 2, pp 2) and its drafter on the same kind,
+    """tie_price_usd_per_hour on rows of known rent and tokens: the pick's 4 devices (tp 2, pp 2) and its drafter on the same kind,
     the rival's drafter on the pick's kind too; at the price it gives, both rows' rents over their tokens are equal
     (qa368: the devices read as tp survived, and a drafter on the repriced kind was held)."""
-    from roofline.frontier import tie_price
+    from roofline.frontier import tie_price_usd_per_hour as tie_price
 
     prices = {"a": 3.0, "b": 4.5, "l4": 0.8}
     tokens = {"pick": 20.0, "rival": 24.0}  # million tokens an hour
