@@ -212,6 +212,12 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}"
 
 
+def format_gib(value_bytes: float) -> str:
+    """A size in GiB (2**30 B), 3 significant digits: '16.4 GiB', as the serving engines' start-up logs give weights and
+    KV cache (vLLM's 'GiB', SGLang's 'GB' of 2**30 B; qa369: predict's decimal GB read 7% off them)."""
+    return f"{format_significant(value_bytes / 2**30)} GiB"
+
+
 def format_significant(x: float, digits: int = 3) -> str:
     """A number for prose and tables: `digits` significant digits, trailing zeros kept, thousands separated, never in
     exponent form: 21,507; 1,230; 1.60; 0.0551."""

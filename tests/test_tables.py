@@ -580,9 +580,13 @@ def test_predict_says_where_its_usable_memory_comes_from(roofline):
     """Since session 35 the usable memory is the engine's share less its reserve; predict names it."""
     code, out, _ = roofline("predict")
     reserve = 0.12 * 2**30 + 6.2 * 1024 * 128256 * 4  # vllm.yaml's reserve for Llama 3.1 8B at tp 1 on an H100
-    assert code == 0 and f"usable: vllm's 0.9 of 85.5 GB less {reserve / 1e9:.3g} GB reserved;" in out
+    import roofline as api
+    from roofline.units import format_gib
+
+    usable = format_gib(api.predict("h100-sxm", "llama-3.1-8b")["usable_memory_bytes"])  # in GiB too, as engines log
+    assert code == 0 and f"usable ({usable}): vllm's 0.9 of 85.5 GB less {reserve / 1e9:.3g} GB reserved;" in out
     code, out, _ = roofline("predict", "--engine", "ideal")
-    assert code == 0 and "usable: the hardware profile's 90% of 85.5 GB;" in out
+    assert code == 0 and "usable (71.7 GiB): the hardware profile's 90% of 85.5 GB;" in out  # 0.9 x 81,559 MiB
 
 
 @pytest.mark.slow
