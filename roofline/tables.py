@@ -1161,6 +1161,12 @@ def engine_table(e) -> str:
                           for k, v in miss.items() if k != "note")
         lines += textwrap.wrap(f"known miss ({where or 'every point'}): {miss['note']}", 100, initial_indent="  ",
                                subsequent_indent="    ", break_on_hyphens=False)
+    from roofline.serving import cost_sharers
+
+    for other, how in cost_sharers(e):  # their misses are said under this engine too (qa368: listed nowhere here)
+        if other.known_misses:
+            count = len(other.known_misses)
+            lines.append(f"  known misses of {other.name}, {how}: {count} (said under {e.name} too; engines show {other.name})")
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
 

@@ -1139,3 +1139,16 @@ def test_engines_show_and_scenarios_show_say_the_prefix_cache_and_a_request():
     assert "prefix_cached_speculating" not in engine_table(load_engine("sglang"))
     sc = scenario_from_dict({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "prompt": 2000, "output_len": 300}, "s.yaml")
     assert "request         prompt 2,000 and output_len 300 tokens: the serving columns (mean context 2,150)" in scenario_table(sc)
+
+
+@pytest.mark.slow
+def test_engines_show_counts_the_known_misses_of_a_shipped_profile_priced_with_its_costs():
+    """qa368: predict says vllm-v0's measured misses under vllm (the same prediction), and `engines show vllm` listed
+    none of them."""
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table
+
+    count = len(load_engine("vllm-v0").known_misses)
+    assert count and (f"known misses of vllm-v0, priced with vllm's costs: {count} (said under vllm too; engines show "
+                      "vllm-v0)") in engine_table(load_engine("vllm"))
+    assert "known misses of" not in engine_table(load_engine("sglang"))
