@@ -904,7 +904,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta, serving) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs(), min_tokens_per_user)
+    notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs(), min_tokens_per_user, serving)
     if serving:
         from roofline.frontier import prefill_share_note
 

@@ -104,8 +104,8 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
     if held and reserve > 0:  # (f - R / M) of M - C: the share such an engine logs (qa369: SGLang's 0.824 at tp 8 said
         # nowhere, 0.835 less 912 MB instead)
-        return (f"{engine.name}'s {f - reserve / hw.engine_mem_bytes:.3f}{at} ({f:g} less {format_si(reserve, 'B')} of "
-                f"{format_si(hw.engine_mem_bytes, 'B')} for the layout: the share it logs) of {memory}")
+        return (f"{engine.name}'s {f - reserve / hw.engine_mem_bytes:.3f}{at}, the share it logs (its {f:g} less the layout's "
+                f"reserve, {format_si(reserve, 'B')} / {format_si(hw.engine_mem_bytes, 'B')}), of {memory}")
     less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
     return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 

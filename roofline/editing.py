@@ -2093,7 +2093,7 @@ def _reference_points(sides: tuple, label: str) -> list[tuple]:
     # showed sglang's 0.907 against vllm's 0.9, 0.992x, where sglang's usable memory is the larger)
     context = max(c for _, c in DIFF_POINTS)
     caps = [capacity(h, m, 1, context + 1, d, engine=e) for h, m, d, e in sides]
-    rows.append(("  usable memory (weights + KV)", *(float(c["usable_memory_bytes"]) for c in caps), "B"))
+    rows.append(("  usable memory per device (weights + KV)", *(float(c["usable_memory_bytes"]) for c in caps), "B"))
     rows.append((f"  max batch at S={context}", *(int(c["max_batch"]) for c in caps), ""))
     for batch, context in DIFF_POINTS:
         times, fits = [], []
@@ -2239,4 +2239,8 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     rows += _reference_points(tuple((hw, ref, for_engine(dep, e, ref), e) for e in on),
                               f"{model_name} decoding on {dep.devices} x {hw.name} ({describe_layout(tp, dp_attention, ep, pp)}, "
                               "native precision):")
-    return "\n".join(side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows))
+    from roofline.serving import engine_layout_note
+
+    # a layout an engine runs no setup of, as predict says it (qa370: the diff gave its figures unsaid)
+    notes = [f"note: {n}" for n in dict.fromkeys(engine_layout_note(e, ref, dep) for e in on) if n]
+    return "\n".join([*side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows), *notes])

@@ -588,13 +588,15 @@ def tie_price_usd_per_hour(pick, rival, device: str, usd_per_hour: dict) -> floa
 
 
 def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
-                     refused: list[dict] | None = None, meta: dict | None = None, refined: dict | None = None) -> list[str]:
+                     refused: list[dict] | None = None, meta: dict | None = None, refined: dict | None = None,
+                     extra_dirs: tuple = (), serving: bool = False) -> list[str]:
     """Per pick, what a price would have to be for another device to win it (qa362: a pick between devices rests on
     rental quotes, and cheapest said only that it moves with them): the other device whose cheapest swept row of the
     pick's kind, at least as fast (of the rows that fit, load and are priced), costs least, and (tie_price_usd_per_hour) the pick's
-    device's price at which the two tie, and the other device's. The pick is the cheaper of the swept one and the
-    point computed now between the swept batches (`refined`, refine's; qa369: a cheaper one on another device was
-    printed above a note calling the swept pick the cheapest). None where no other device reaches the speed."""
+    device's price at which the two tie, and the other device's. Each side is the cheaper of its swept row and its
+    point computed now between the swept batches (the pick's from `refined`, refine's over the table; the other
+    device's from refine over its rows, where `refined` is given: qa369, qa370: a cheaper point between the batches on
+    either side moved the tie). None where no other device reaches the speed."""
     from roofline.units import format_usd_per_hour
 
     if not picks or min_tokens_per_s_per_user is None:
@@ -615,6 +617,10 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
             continue
         rival = others.sort_values(COST, kind="stable").iloc[0]
         hw, other = str(pick["hardware"]), str(rival["hardware"])
+        if refined:  # the other device's own point between its swept batches, as the pick's (qa370; none where --where chose the batches)
+            theirs = refine(df[df["hardware"].astype(str) == other], min_tokens_per_s_per_user, refused, extra_dirs, meta,
+                            serving).get(kind, {}).get("row")
+            rival = theirs if theirs is not None and float(theirs[COST]) < float(rival[COST]) else rival
         flip_usd_per_hour, rival_flip_usd_per_hour = (tie_price_usd_per_hour(pick, rival, device, prices) for device in (hw, other))
         if flip_usd_per_hour is None or rival_flip_usd_per_hour is None:
             continue
@@ -622,9 +628,9 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
         notes.append(f"{what} ({hw} at ${format_usd_per_hour(float(prices[hw]))} a device-hour) stays the cheapest at "
                      f"this speed up to ${format_usd_per_hour(flip_usd_per_hour)} a device-hour, or while {other} "
                      f"(${format_usd_per_hour(float(prices[other]))}) rents above ${format_usd_per_hour(rival_flip_usd_per_hour)}: "
-                     f"{other}'s cheapest {kind} row as fast costs ${format_significant(float(rival[COST]))} per million "
-                     f"tokens ({format_significant(float(rival[SPEED]))} tokens/s per user, batch {int(rival['batch']):,}; "
-                     "among the swept rows; the other prices held)")
+                     f"{other}'s cheapest {kind} point as fast costs ${format_significant(float(rival[COST]))} per million "
+                     f"tokens ({format_significant(float(rival[SPEED]))} tokens/s per user, batch {int(rival['batch']):,}"
+                     + ("" if refined else "; among the swept rows") + "; the other prices held)")
     return notes
 
 
@@ -1369,7 +1375,7 @@ def _times(ratio: float) -> str:
 
 def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
                    unchecked: set, path, meta: dict | None, extra_dirs: tuple = (),
-                   min_tokens_per_s_per_user: float | None = None) -> list[str]:
+                   min_tokens_per_s_per_user: float | None = None, serving: bool = False) -> list[str]:
     """The notes under `roofline cheapest`'s table, each once: the frontier's (frontier_notes; layouts it could not
     check; prices), the picks' (pick_note_kinds; the size of a known miss that would reverse an answer,
     miss_margin_notes), the prices', then those of the points computed now between the swept batches (`refined`:
@@ -1382,7 +1388,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += said_of(said)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
     notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
-    notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined)
+    notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined, extra_dirs, serving)
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     now = pick_note_kinds(found, extra_dirs, meta) if found else {}

@@ -68,7 +68,7 @@ def predict_table(point: dict) -> str:
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable ({format_gib(p['usable_memory_bytes'])}): {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable, {format_gib(p['memory_needed_bytes'])} of {format_gib(p['usable_memory_bytes'])}: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),

@@ -213,9 +213,12 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
 
 
 def format_gib(value_bytes: float) -> str:
-    """A size in GiB (2**30 B), 3 significant digits: '16.4 GiB', as the serving engines' start-up logs give weights and
-    KV cache (vLLM's 'GiB', SGLang's 'GB' of 2**30 B; qa369: predict's decimal GB read 7% off them)."""
-    return f"{format_significant(value_bytes / 2**30)} GiB"
+    """A size with a binary prefix, 3 significant digits: '16.4 GiB', '23.7 MiB', as the serving engines' start-up logs
+    give weights and KV cache (vLLM's 'GiB', SGLang's 'GB' of 2**30 B; qa369: predict's decimal GB read 7% off them)."""
+    for prefix, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if abs(value_bytes) >= factor:
+            return f"{format_significant(value_bytes / factor)} {prefix}B"
+    return f"{format_significant(value_bytes)} B"
 
 
 def format_significant(x: float, digits: int = 3) -> str:

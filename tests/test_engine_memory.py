@@ -396,7 +396,7 @@ def test_sglangs_usable_memory_line_gives_the_share_it_logs_at_a_parallel_layout
     dep = deployment(model, tp=8)
     on_hw = sglang.for_hardware(hw)
     text = usable_memory_text(hw, model, dep, on_hw)
-    assert text.startswith("sglang's 0.824 (0.835 less 940 MB of 85.5 GB for the layout: the share it logs) of 83 GB "), text
+    assert text.startswith("sglang's 0.824, the share it logs (its 0.835 less the layout's reserve, 940 MB / 85.5 GB), of 83 GB "), text
     share = 0.835 - 7 * 128 * 2**20 / hw.engine_mem_bytes  # memory_reserved_per_device x (N - 1)
     assert float(usable_bytes_for(hw, model, dep, on_hw)) == pytest.approx(share * (hw.engine_mem_bytes - held_before_share_bytes(on_hw, dep)))
 

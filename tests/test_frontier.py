@@ -1671,7 +1671,7 @@ def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost
             pick = picks[kind]
             found = re.match(r"the \w+ pick \(([\w-]+) at \$[\d.]+ a device-hour\) stays the cheapest at this speed up to "
                              r"\$([\d.]+) a device-hour, or while ([\w-]+) \(\$[\d.]+\) rents above \$([\d.]+): [\w-]+'s "
-                             r"cheapest \w+ row as fast costs \$[\d.]+ per million tokens \([\d.]+ tokens/s per user, batch "
+                             r"cheapest \w+ point as fast costs \$[\d.]+ per million tokens \([\d.]+ tokens/s per user, batch "
                              r"([\d,]+);", note)
             assert found and found[1] == pick["hardware"], note
             rows = _candidates(df)
@@ -1703,11 +1703,20 @@ def test_the_price_flip_note_reads_the_point_computed_now_where_it_is_cheaper_th
     now = re.search(r"between swept batches, computed now: \$([\d.]+) at [\d.]+ tokens/s per user: qwen3-32b on (\S+) ", out)
     note = re.search(r"note: the plain point computed now \((\S+) at \$([\d.]+) a device-hour\) stays the cheapest at this "
                      r"speed up to \$([\d.]+) a device-hour, or while (\S+) \(\$([\d.]+)\) rents above \$([\d.]+): \S+ "
-                     r"cheapest plain row as fast costs \$([\d.]+) per million tokens", out)
+                     r"cheapest plain point as fast costs \$([\d.]+) per million tokens", out)
     assert now and note and note[1] == now[2], out
     point, rival = float(now[1]), float(note[7])
     assert float(note[3]) == pytest.approx(float(note[2]) * rival / point, rel=5e-3)  # 3-digit costs printed
     assert float(note[6]) == pytest.approx(float(note[5]) * point / rival, rel=5e-3)
+    # the other device's side is its own cheapest, its point between the swept batches too (qa370: its swept row's)
+    from roofline.frontier import refine
+
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    theirs = df[df["hardware"] == note[4]]
+    swept = theirs[theirs["fits_in_memory"] & (theirs["tokens_per_s_per_user"] >= 45)]["cost_usd_per_million_tokens"].min()
+    between = refine(theirs, 45)["plain"]["row"]
+    assert between is not None and float(between["cost_usd_per_million_tokens"]) < swept  # the case at hand
+    assert rival == pytest.approx(float(between["cost_usd_per_million_tokens"]), rel=5e-3)
 
 
 def test_tie_price_counts_every_device_of_the_kind_whose_price_moves_and_the_layouts_devices_not_its_tp():
@@ -1724,12 +1733,13 @@ def test_tie_price_counts_every_device_of_the_kind_whose_price_moves_and_the_lay
         return pd.Series({"hardware": hw, "devices": devices, "tp": tp, "draft_hardware": drafter,
                           "cost_usd_per_million_tokens": rent / tokens[name]})
 
-    pick, rival = row("pick", "a", 4, 2, "a"), row("rival", "b", 4, 4, "a")
-    for device in ("a", "b"):
+    pick, rival = row("pick", "a", 4, 2, "l4"), row("rival", "b", 4, 4, "a")  # qa370: an L4 drafter keeps devices and
+    # tp apart (on the repriced kind alone they cancel)
+    for device in ("a", "b", "l4"):
         price = tie_price(pick, rival, device, prices)
         moved = {**prices, device: price}
         rents = [moved[r["hardware"]] * r["devices"] + (moved[r["draft_hardware"]] if r["draft_hardware"] else 0.0)
                  for r in (pick, rival)]
         assert rents[0] / tokens["pick"] == pytest.approx(rents[1] / tokens["rival"], rel=1e-12), device
-    assert tie_price(pick, row("rival", "b", 4, 4, "l4"), "l4", prices) is None  # no positive L4 price ties them
+    assert tie_price(pick, rival, "mi300x", {**prices, "mi300x": 1.8}) is None  # neither rents it: no price ties them
     assert tie_price(pick, rival, "a", {**prices, "b": None}) is None  # an unpriced device: no figure

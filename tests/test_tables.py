@@ -584,9 +584,9 @@ def test_predict_says_where_its_usable_memory_comes_from(roofline):
     from roofline.units import format_gib
 
     usable = format_gib(api.predict("h100-sxm", "llama-3.1-8b")["usable_memory_bytes"])  # in GiB too, as engines log
-    assert code == 0 and f"usable ({usable}): vllm's 0.9 of 85.5 GB less {reserve / 1e9:.3g} GB reserved;" in out
+    assert code == 0 and f" of {usable}: vllm's 0.9 of 85.5 GB less {reserve / 1e9:.3g} GB reserved;" in out
     code, out, _ = roofline("predict", "--engine", "ideal")
-    assert code == 0 and "usable (71.7 GiB): the hardware profile's 90% of 85.5 GB;" in out  # 0.9 x 81,559 MiB
+    assert code == 0 and " of 71.7 GiB: the hardware profile's 90% of 85.5 GB;" in out  # 0.9 x 81,559 MiB
 
 
 @pytest.mark.slow
@@ -1152,3 +1152,20 @@ def test_engines_show_counts_the_known_misses_of_a_shipped_profile_priced_with_i
     assert count and (f"known misses of vllm-v0, priced with vllm's costs: {count} (said under vllm too; engines show "
                       "vllm-v0)") in engine_table(load_engine("vllm"))
     assert "known misses of" not in engine_table(load_engine("sglang"))
+    assert "known misses of" not in engine_table(load_engine("vllm-v0"))  # vllm's costs, no misses of its own: none said
+
+
+@pytest.mark.slow
+def test_predicts_memory_lines_give_each_size_with_a_binary_prefix_too():
+    """qa369: the engines' start-up logs give weights and KV cache in GiB; predict's lines give both (qa370: the weights
+    and KV lines' were untested, a mutant swapping them survived)."""
+    import roofline
+    from roofline.tables import predict_table
+    from roofline.units import format_gib, format_si
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=64, context=4096, tp=8)
+    text = predict_table(p)
+    assert f"weights per device   {format_si(p['weight_bytes'], 'B')} ({format_gib(p['weight_bytes'])})" in text
+    assert f"KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_gib(p['kv_bytes'])})" in text
+    assert f"usable, {format_gib(p['memory_needed_bytes'])} of {format_gib(p['usable_memory_bytes'])}: " in text
+    assert format_gib(16.4 * 2**30) == "16.4 GiB" and format_gib(3.16 * 2**20) == "3.16 MiB" and format_gib(512) == "512 B"
