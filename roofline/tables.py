@@ -7,7 +7,7 @@ from pathlib import Path
 
 from roofline.hardware import peak_unit
 from roofline.serving import DP_GATHER, MOE_DISPATCH, OPTIMISTIC_BATCH, PP_REMAINDERS, family_of, optimistic, shares_text
-from roofline.units import format_gib, format_seconds, format_si, format_significant, format_usd_per_hour, spoken_list
+from roofline.units import format_binary, format_seconds, format_si, format_significant, format_usd_per_hour, spoken_list
 
 
 def predict_table(point: dict) -> str:
@@ -57,18 +57,18 @@ def predict_table(point: dict) -> str:
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})"))
         + _other_ridges_text(p),
         *([_compute_bound_text(p)] if "compute_bound" in p else []),
-        f"  weights per device   {format_si(p['weight_bytes'], 'B')} ({format_gib(p['weight_bytes'])})   "
+        f"  weights per device   {format_si(p['weight_bytes'], 'B')} ({format_binary(p['weight_bytes'])})   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}"
                     + (f" ({format_si(v['bf16_copy_bytes_per_device'], 'B')} of it a bf16 copy of MLA's up-projections"
                        + ("; on ROCm vLLM's AITER fp8 / fp4 bmm may keep them quantised: not modelled"  # qa287
                           if family_of(str(p.get("hardware_family") or p["hardware"])) == "AMD Instinct" else "") + ")"
                        if v.get("bf16_copy_bytes_per_device") else "") for c, v in p["weight_classes"].items()),
         *([_pipeline_text(p)] if p.get("pipeline") else []),
-        f"  KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_gib(p['kv_bytes'])})   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
+        f"  KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_binary(p['kv_bytes'])})   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable, {format_gib(p['memory_needed_bytes'])} of {format_gib(p['usable_memory_bytes'])}: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable, {format_binary(p['memory_needed_bytes'])} of {format_binary(p['usable_memory_bytes'])}: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),

@@ -212,7 +212,7 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}"
 
 
-def format_gib(value_bytes: float) -> str:
+def format_binary(value_bytes: float) -> str:
     """A size with a binary prefix, 3 significant digits: '16.4 GiB', '23.7 MiB', as the serving engines' start-up logs
     give weights and KV cache (vLLM's 'GiB', SGLang's 'GB' of 2**30 B; qa369: predict's decimal GB read 7% off them)."""
     for prefix, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):

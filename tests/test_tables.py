@@ -581,9 +581,9 @@ def test_predict_says_where_its_usable_memory_comes_from(roofline):
     code, out, _ = roofline("predict")
     reserve = 0.12 * 2**30 + 6.2 * 1024 * 128256 * 4  # vllm.yaml's reserve for Llama 3.1 8B at tp 1 on an H100
     import roofline as api
-    from roofline.units import format_gib
+    from roofline.units import format_binary
 
-    usable = format_gib(api.predict("h100-sxm", "llama-3.1-8b")["usable_memory_bytes"])  # in GiB too, as engines log
+    usable = format_binary(api.predict("h100-sxm", "llama-3.1-8b")["usable_memory_bytes"])  # in GiB too, as engines log
     assert code == 0 and f" of {usable}: vllm's 0.9 of 85.5 GB less {reserve / 1e9:.3g} GB reserved;" in out
     code, out, _ = roofline("predict", "--engine", "ideal")
     assert code == 0 and " of 71.7 GiB: the hardware profile's 90% of 85.5 GB;" in out  # 0.9 x 81,559 MiB
@@ -1161,11 +1161,11 @@ def test_predicts_memory_lines_give_each_size_with_a_binary_prefix_too():
     and KV lines' were untested, a mutant swapping them survived)."""
     import roofline
     from roofline.tables import predict_table
-    from roofline.units import format_gib, format_si
+    from roofline.units import format_binary, format_si
 
     p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=64, context=4096, tp=8)
     text = predict_table(p)
-    assert f"weights per device   {format_si(p['weight_bytes'], 'B')} ({format_gib(p['weight_bytes'])})" in text
-    assert f"KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_gib(p['kv_bytes'])})" in text
-    assert f"usable, {format_gib(p['memory_needed_bytes'])} of {format_gib(p['usable_memory_bytes'])}: " in text
-    assert format_gib(16.4 * 2**30) == "16.4 GiB" and format_gib(3.16 * 2**20) == "3.16 MiB" and format_gib(512) == "512 B"
+    assert f"weights per device   {format_si(p['weight_bytes'], 'B')} ({format_binary(p['weight_bytes'])})" in text
+    assert f"KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_binary(p['kv_bytes'])})" in text
+    assert f"usable, {format_binary(p['memory_needed_bytes'])} of {format_binary(p['usable_memory_bytes'])}: " in text
+    assert format_binary(16.4 * 2**30) == "16.4 GiB" and format_binary(3.16 * 2**20) == "3.16 MiB" and format_binary(512) == "512 B"
