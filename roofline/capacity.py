@@ -93,9 +93,10 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         parts = [what for what, b in (("GPU context", engine.memory_before_share_bytes),
                                       ("communicators", engine.memory_before_share_parallel_bytes if dep.devices_per_stage > 1 else 0.0)) if b]
         what = f"the {format_si(held, 'B')} held by its {' and '.join(parts)} before it measures the free memory"
-        if share_base_bytes(hw, engine, dep) <= 0:  # (qa369: '0.835 of -988 GB')
+        base = share_base_bytes(hw, engine, dep)
+        if base <= 0:  # (qa369: '0.835 of -988 GB')
             return f"no memory left: {memory} less {what}"
-        memory = f"{format_si(share_base_bytes(hw, engine, dep), 'B')} ({memory} less {what})"
+        memory = f"{format_si(base, 'B')} ({memory} less {what})"
     if engine.memory_fraction_of == "free":
         if free_bytes(hw, engine, dep, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
