@@ -800,6 +800,38 @@ def _unordered(kind: str, doc, shape: tuple | None, set_here: set[str], where: s
             "count them)")
 
 
+def _refit(doc, restored: set[str], parent: Mapping) -> None:
+    """An engine copy's fields given the value of the profile it was made from again (`restored`) go back into its
+    `fitted.parameters` and `per_family` lists where that profile's fit lists them, in its order: the value is the
+    fit's again, and a fit refits it (qa373: a fit kept them fixed at the values set back)."""
+    fitted, theirs = doc.get("fitted"), parent.get("fitted")
+    if not (restored and isinstance(fitted, dict) and isinstance(theirs, Mapping)):
+        return
+    for key in ("parameters", "per_family"):
+        mine, order = fitted.get(key), theirs.get(key)
+        if not (isinstance(mine, list) and isinstance(order, list)):
+            continue
+        back = {p for p in order if p not in mine and (key == "parameters" and p in restored or key == "per_family"
+                                                      and _family_entry_restored(str(p), restored, doc.get("overrides")))}
+        for entry in (p for p in order if p in back):
+            at = order.index(entry)
+            mine.insert(sum(1 for p in mine if p in order[:at]), entry)
+
+
+def _family_entry_restored(entry: str, restored: set[str], overrides) -> bool:
+    """Whether a `fitted.per_family` entry ('kernel_latency on AMD Instinct (mi*; 32 rows)') is of an override field
+    among `restored` (overrides.N.FIELD, entry N at that glob)."""
+    parameter, _, family = entry.partition(" on ")
+    globs = family[family.find("(") + 1:].split(";")[0].split(", ") if "(" in family else []
+    for name in restored:
+        parts = name.split(".")
+        if (len(parts) == 3 and parts[0] == "overrides" and parts[1].isdigit() and isinstance(overrides, list)
+                and int(parts[1]) < len(overrides) and isinstance(overrides[int(parts[1])], dict)
+                and parts[2] == parameter and str(overrides[int(parts[1])].get("hardware")) in globs):
+            return True
+    return False
+
+
 def _unfit_families(per_family: list, overrides, set_here: set[str]) -> None:
     """Take out of `fitted.per_family` ('kernel_latency on AMD Instinct (mi*; 10 rows)') the entries whose override
     value was set by hand (`overrides.0.kernel_latency` with overrides[0] at mi*, or `overrides` set whole): the value
@@ -1000,10 +1032,13 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
     if kind == "hardware" and numbers and not {"source", "notes"} & set_here:  # (a model's shape is its config's)
         group = GROUP[kind]
         one = len(numbers) == 1
-        copy = HAND_SET in text or _made_from(text)  # a copy's header lists them (qa358:
+        copy = bool(hand_set_fields(text)) or _made_from(text)  # a copy's header lists them (qa358:
         marked = (f"the header marks {'it' if one else 'them'} set by hand ({group} show lists {'it' if one else 'them'}); "
                   if copy else "")  # a file of the user's own has no such header)
-        origin = "; the source and notes there are of the values it was made from" if copy else ""
+        own = {"source", "notes"} & set(already)  # written by the user since: not the values' (qa373)
+        origin = ("" if not copy or len(own) == 2 else "; the source and notes there are of the values it was made from"
+                  if not own else "; the notes there are of the values it was made from" if own == {"source"}
+                  else "; the source there is of the values it was made from")
         warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
              f"from to the file's notes (roofline {group} edit {Path(where).stem}{origin})")
     made = _made_from(text)
@@ -1275,7 +1310,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written - unchanged))  # qa222: a field removed is
     #   not set
     if marked:  # which values are not the source profile's, whatever its source and notes say
-        header.append(HAND_SET + ", ".join(sorted(marked)) + ".")
+        header.append(hand_set_line(sorted(marked)))
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs)
@@ -1491,15 +1526,30 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
 
 
 HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given
+HAND_SET_WITH_TEXT = "# set by hand since the copy was made: "  # the line where the source or notes are among them: not
+#   'not from the source below' (qa373: it listed the source itself)
+
+
+def _hand_set_prefix(line: str) -> str | None:
+    """The HAND_SET or HAND_SET_WITH_TEXT prefix a header line starts with, None for another line."""
+    return next((p for p in (HAND_SET, HAND_SET_WITH_TEXT) if line.startswith(p)), None)
+
+
+def hand_set_line(fields) -> str:
+    """A copy's header line listing `fields` as set by hand."""
+    prefix = HAND_SET_WITH_TEXT if {"source", "notes"} & set(fields) else HAND_SET
+    return prefix + ", ".join(fields) + "."
 
 
 def hand_set_fields(text: str) -> list[str]:
-    """The fields the header line HAND_SET of profile text lists (none where it has no such line)."""
+    """The fields the header line HAND_SET (or HAND_SET_WITH_TEXT) of profile text lists (none where it has no such
+    line)."""
     for line in text.splitlines():
         if not line.startswith("#"):
             break
-        if line.startswith(HAND_SET):
-            return [f.strip() for f in line[len(HAND_SET):].rstrip(". ").split(",") if f.strip()]
+        prefix = _hand_set_prefix(line)
+        if prefix:
+            return [f.strip() for f in line[len(prefix):].rstrip(". ").split(",") if f.strip()]
     return []
 
 
@@ -1515,11 +1565,13 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
         return ".".join(str(int(p)) if p.isdigit() else p for p in field.split("."))
 
     gone = {plain(f) for f in removed}  # a field removed since is no value set (qa102), nor any field inside it (qa279:
-    kept = sorted(f for f in {*hand_set_fields(text), *map(plain, fields)}  # moe.top_k after moe=null)
-                  if not any(f == g or f.startswith(g + ".") for g in gone))
-    line = HAND_SET + ", ".join(kept) + "."
+    whole = {plain(f) for f in fields}  # moe.top_k after moe=null); a field set whole is marked whole: a mark inside
+    kept = sorted(f for f in {*hand_set_fields(text), *whole}  # it goes (qa373: attention.groups.1.window stayed after
+                  if not any(f == g or f.startswith(g + ".") for g in gone)  # attention.groups=[one entry])
+                  and not any(f.startswith(g + ".") for g in whole))
+    line = hand_set_line(kept)
     for i in range(header):
-        if lines[i].startswith(HAND_SET):
+        if _hand_set_prefix(lines[i]):
             lines[i] = line if kept else None
             return "\n".join(x for x in lines if x is not None)
     made = next((i for i in range(header) if "`; every field not set there is " in lines[i]), None)
@@ -1528,19 +1580,30 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     return "\n".join([*lines[:made + 1], line, *lines[made + 1:]])
 
 
+def _parent_data(kind: str, text: str, extra_dirs: tuple = ()) -> Mapping | None:
+    """The parsed profile a copy (its header's MADE_FROM) was made from, None for a file that is no copy or whose
+    source no longer loads."""
+    made = _made_from(text)
+    if not made:
+        return None
+    try:
+        data = load_yaml_text(read_text(find_profile(kind, made, extra_dirs)), made)
+    except (RooflineError, OSError):
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
 def _restored_fields(kind: str, text: str, pairs: list, written: set[str], extra_dirs: tuple = ()) -> set[str]:
     """The fields of a copy (its header's MADE_FROM names the profile it was made from) that `set` gives that
     profile's value again: no longer set by hand (qa358: the header kept listing them), where that profile still
     loads."""
-    made = _made_from(text)
-    if not made:
+    parent_data = _parent_data(kind, text, extra_dirs)
+    if parent_data is None:
         return set()
-    try:
-        parent = _leaves(load_yaml_text(read_text(find_profile(kind, made, extra_dirs)), made) or {})
-    except (RooflineError, OSError):
-        return set()
+    parent, data = _leaves(parent_data), load_yaml_text(text, "the copy") or {}
     return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None  # a list as _leaves
-            and _same_leaves(parent, ".".join(keys), tuple(value) if isinstance(value, list) else value)}  # holds it (qa363)
+            and _same_leaves(parent, _leaf_path(data, ".".join(keys)),  # holds it (qa363)
+                             tuple(value) if isinstance(value, list) else value)}
 
 
 def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:
@@ -1555,9 +1618,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before = _dump(doc, indent)
     pairs = _anchored_pairs(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
     pairs = _dtype_keys_as_written(kind, pairs, doc)
-    leaves = _leaves(load_yaml_text(unix, str(path)) or {})
+    data = load_yaml_text(unix, str(path)) or {}
+    leaves = _leaves(data)
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224), a
-                 if value is not None and _same_leaves(leaves, ".".join(keys), value)}  # mapping of the same leaves
+                 if value is not None and _same_leaves(leaves, _leaf_path(data, ".".join(keys)), value)}  # mapping of
+    #   the same leaves
     set_here = {".".join(keys) for keys, _ in pairs} - unchanged
     made = _made_from(unix) if kind == "scenario" else None
     if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
@@ -1565,7 +1630,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         # over a description the user wrote (qa211)
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made or "",
                                                 set_here, str(doc["description"]))
-    _unfit(kind, doc, set_here)
+    restored = _restored_fields(kind, unix, pairs, {".".join(keys) for keys, value in pairs if value is not None}
+                                - unchanged, extra_dirs)  # given the value of the profile it was made from again: not
+    _unfit(kind, doc, set_here - restored)  # set by hand, nor a number without a source; the fit's again
+    if kind == "engine" and restored:
+        _refit(doc, restored, _parent_data(kind, unix, extra_dirs) or {})
     _price_set_by_hand(kind, doc, set_here)
     graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []
     shown = str(doc.get("display_name", ""))  # a copy's name that says eager follows graphs set since (qa340: stale)
@@ -1583,7 +1652,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     written = {".".join(keys) for keys, value in pairs  # a kept null is set
                if (value is not None or ".".join(keys) in kept) and ".".join(keys) not in unchanged}
     nulled = {".".join(keys) for keys, value in pairs if value is None} - written  # a field removed is no value set
-    text = _with_hand_set(text, written, nulled | _restored_fields(kind, unix, pairs, written, extra_dirs))
+    text = _with_hand_set(text, written, nulled | restored)
     if kind == "engine" and doc.get("costs_from"):
         text = _without_lineage(text)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
@@ -1597,7 +1666,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
-    _unsourced_note(kind, written, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
+    _unsourced_note(kind, written - restored, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
     _family_values_kept(kind, doc, set_here, str(path))
     _shares_by_devices_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
@@ -1644,6 +1713,8 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
     command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     original = read_text(path)
     text = original
+    if error:  # its line as the editor shows it, under the banner (qa373: the file's own line, 2 above)
+        error = _edit_error(kind, text, path, extra_dirs) or error
 
     with tempfile.TemporaryDirectory(prefix="roofline-edit-") as tmp:
         scratch = Path(tmp) / path.name
@@ -1715,6 +1786,22 @@ def _leaves(value, prefix: str = "") -> dict:
             key = _override_key(item["hardware"], seen)
         out.update(_leaves(item, f"{prefix}.{key}" if prefix else str(key)))
     return out
+
+
+def _leaf_path(data: object, dotted: str) -> str:
+    """`set`'s field path as _leaves names it in the parsed profile `data`: overrides.N.FIELD by entry N's hardware
+    glob (overrides.[mi*]#0.FIELD); any other path as it is (qa373: overrides.0.kernel_latency set back to the value of
+    the profile it was copied from stayed marked set by hand)."""
+    parts = dotted.split(".")
+    entries = data.get("overrides") if isinstance(data, Mapping) else None
+    if not (parts[0] == "overrides" and len(parts) > 1 and parts[1].isdigit() and isinstance(entries, list)
+            and int(parts[1]) < len(entries) and isinstance(entries[int(parts[1])], Mapping)
+            and "hardware" in entries[int(parts[1])]):
+        return dotted
+    seen: dict = {}
+    key = [_override_key(e["hardware"], seen) for e in entries[:int(parts[1]) + 1]
+           if isinstance(e, Mapping) and "hardware" in e][-1]
+    return ".".join([parts[0], key, *parts[2:]])
 
 
 def _override_key(glob: object, seen: dict) -> str:

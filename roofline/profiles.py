@@ -258,7 +258,7 @@ def builtin_shadowed(kind: str, path: Path, stem: str | None = None) -> str:
     alias = alias_of(kind, stem)  # `hw new h100` takes over the README's `--hardware h100`; h100_sxm5 (separators
     if alias is not None and alias.lower() != stem.lower():  # aside, as names are looked up) took over h100-sxm5
         # (qa98); a built-in whose own name is an alias's, separators aside (llama-3.1-8b, llama3.1-8b), is itself
-        return f"the built-in {alias} (its short name)"
+        return f"the built-in {alias} (its alias)"
     return ""
 
 

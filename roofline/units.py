@@ -145,6 +145,8 @@ def parse_quantity(text: object, kind: str) -> float:
     if re.match(r"\s*[0-9]+[,_][0-9]+(\s|$)", text):  # qa98: '2,10 USD/h' (and qa102: '1_000 GB') was told its unit was
         raise ValueError(f"a number without a comma or '_' ('.' for the decimal point, no thousands separator), like "  # unknown
                          f"'{example}'")
+    if re.match(r"\s*[+-]?0[xXoObB][0-9a-fA-F]", text):  # qa373: '0x40 GB' was told its unit ('x40 GB') was unknown
+        raise ValueError(f"a decimal number with a unit, like '{example}' (not hexadecimal, octal or binary)")
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"a number with a unit, like '{example}'")

@@ -592,7 +592,7 @@ def test_a_new_profile_named_like_a_built_in_needs_force_and_says_it_shadows_it(
     code, _, err = roofline("--profiles", tmp_path, "hw", "new", "my-y", "--from", "h100-sxm", "--dir", tmp_path)
     assert code == 0 and err == ""
     code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short")  # an alias: the same
-    assert code == 2 and "h100 is the name of the built-in h100-sxm (its short name)" in err
+    assert code == 2 and "h100 is the name of the built-in h100-sxm (its alias)" in err
     code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short", "--force")
     assert code == 0 and err.startswith(f"warning: {tmp_path / 'short' / 'h100.yaml'} has the name of the built-in h100-sxm")
     hf = Path(__file__).parent / "data" / "hf" / "qwen3-30b-a3b.json"
@@ -604,7 +604,7 @@ def test_a_short_name_spelled_with_other_separators_is_a_built_ins_name_too(roof
     """`hw new h100_sxm5` was written without --force, and `--hardware h100_sxm5` (the built-in h100-sxm through its
     alias h100-sxm5 until then) meant the new file (qa98): names are looked up separators aside, so they are checked so."""
     code, _, err = roofline("hw", "new", "h100_sxm5", "--from", "h100-sxm", "--dir", tmp_path)
-    assert code == 2 and "h100_sxm5 is the name of the built-in h100-sxm (its short name)" in err
+    assert code == 2 and "h100_sxm5 is the name of the built-in h100-sxm (its alias)" in err
     assert not (tmp_path / "h100_sxm5.yaml").exists()
 
 
@@ -2556,3 +2556,88 @@ def test_engines_diff_takes_a_layout_and_each_engines_own_layout_of_the_model_as
     assert code == 0 and out.rstrip().splitlines()[-1].startswith("note: dp_attention 8 under vllm-v0: it has no attention data parallelism")
     code, _, err = roofline("engines", "diff", "vllm", "sglang", "--ep", "3")
     assert code == 2 and err.startswith("error: ") and "--ep: expected 1 for a dense model" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_value_set_back_is_unmarked_unwarned_and_the_fit_s_again(roofline, tmp_path):
+    """qa373: a value given the copied profile's value again still warned 'set with no source: the header marks it';
+    an override's value set back stayed marked (its path named by index, the profile's leaves by glob) and neither
+    went back into the fit's lists."""
+    user = tmp_path / "user-profiles"
+    code, _, err = roofline("hw", "new", "g", "--from", "h100-sxm", "--set", "link_latency=8 us")
+    assert code == 0, err
+    original = load_hardware("h100-sxm")
+    code, _, err = roofline("hw", "set", "g", f"link_latency={original.link_latency_s * 1e6:g} us")
+    assert code == 0 and "set with no source" not in err, err
+    assert "set by hand" not in (user / "g.yaml").read_text()
+    shipped = (ROOT / "engine_profiles" / "vllm.yaml").read_text()
+    code, _, err = roofline("engines", "new", "e", "--from", "vllm", "--set", "overrides.0.kernel_latency=6 us",
+                            "--set", "host_per_sequence=50 us")
+    assert code == 0, err
+    copied = (user / "e.yaml").read_text()
+    assert "- host_per_sequence" not in copied.split("fitted:")[1] and "kernel_latency on AMD" not in copied
+    mi = re.search(r"overrides:\n  - hardware: \"mi\*\".*?\n    kernel_latency: ([0-9.]+ us)", shipped, re.S).group(1)
+    per_seq = re.search(r"^host_per_sequence: (.+)$", shipped, re.M).group(1)
+    code, _, err = roofline("engines", "set", "e", f"overrides.0.kernel_latency={mi}", f"host_per_sequence={per_seq}")
+    assert code == 0, err
+    text = (user / "e.yaml").read_text()
+    assert "set by hand" not in text
+    assert text.split("\ntype: engine\n", 1)[1].replace("name: e\n", "name: vllm\n", 1).split("source:")[0] == \
+        shipped.split("\ntype: engine\n", 1)[1].split("source:")[0].replace(
+            "display_name: ", "display_name: e (copy of ", 1).replace("graphs)\n", "graphs))\n", 1)
+    assert text.split("fitted:")[1] == shipped.split("fitted:")[1]  # the fit's lists as the shipped profile's
+
+
+@pytest.mark.slow
+def test_a_field_set_whole_drops_the_marks_inside_it_and_a_copy_s_own_source_changes_the_header(roofline, tmp_path):
+    """qa373: attention.groups set whole kept 'attention.groups.1.window' marked; a header listing the source itself
+    read 'set by hand, not from the source or notes below: ..., source'; the hint kept saying the source was of the
+    values the copy was made from after the user replaced it."""
+    from roofline.editing import HAND_SET_WITH_TEXT, hand_set_fields
+
+    user = tmp_path / "user-profiles"
+    assert roofline("models", "new", "m", "--from", "llama-3.1-8b")[0] == 0
+    code, _, err = roofline("models", "set", "m", "attention.groups=[{kind: full, layers: 16}, {kind: sliding, "
+                            "layers: 16, window: 4096}]")
+    assert code == 0, err
+    assert roofline("models", "set", "m", "attention.groups.1.window=8192")[0] == 0
+    assert hand_set_fields((user / "m.yaml").read_text()) == ["attention.groups", "attention.groups.1.window"]
+    assert roofline("models", "set", "m", "attention.groups=[{kind: full, layers: 32}]")[0] == 0
+    assert hand_set_fields((user / "m.yaml").read_text()) == ["attention.groups"]
+    assert roofline("hw", "new", "g", "--from", "h100-sxm")[0] == 0
+    code, _, err = roofline("hw", "set", "g", "source=my measurement")
+    assert code == 0 and "source replaced" in err
+    assert (user / "g.yaml").read_text().splitlines()[1] == HAND_SET_WITH_TEXT + "source."
+    code, _, err = roofline("hw", "set", "g", "price=9 USD/h")
+    assert code == 0 and err.rstrip().endswith("(roofline hw edit g; the notes there are of the values it was made from)")
+    assert roofline("hw", "set", "g", "notes=mine")[0] == 0
+    code, _, err = roofline("hw", "set", "g", "price=8 USD/h")
+    assert code == 0 and err.rstrip().endswith("(roofline hw edit g)"), err
+    assert hand_set_fields((user / "g.yaml").read_text()) == ["notes", "price", "source"]
+    assert load_hardware("g").price_usd_per_hour == 8.0
+
+
+@pytest.mark.slow
+def test_a_hexadecimal_number_is_said_as_one_and_an_unreadable_file_s_line_is_the_editor_s(roofline, tmp_path,
+                                                                                            monkeypatch):
+    """qa373: '0x40 GB' was told its unit was unknown; `edit` of a file that did not read named its line in the file,
+    2 above the line the editor showed under the banner."""
+    assert roofline("hw", "new", "g", "--from", "h100-sxm")[0] == 0
+    code, _, err = roofline("hw", "set", "g", "memory=0x40 GB")
+    assert code == 2 and "expected a decimal number with a unit, like '80 GB' (not hexadecimal" in err
+    path = tmp_path / "user-profiles" / "g.yaml"
+    lines = path.read_text().splitlines()
+    bad = next(i for i, line in enumerate(lines) if line.startswith("  bf16:"))
+    lines[bad] = "  bf16: [400 TFLOP/s"
+    path.write_text("\n".join(lines) + "\n")
+    seen = tmp_path / "seen.txt"
+    editor = tmp_path / "ed.sh"
+    editor.write_text(f"#!/bin/sh\ncp \"$1\" {seen}\nexit 1\n")
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    code, _, err = roofline("hw", "edit", "g")
+    assert code == 2
+    shown = seen.read_text().splitlines()
+    said = int(re.search(r"line (\d+)", shown[0]).group(1))
+    assert shown[said - 1] == "  bf16: [400 TFLOP/s", (said, shown[:14])
