@@ -850,7 +850,8 @@ def cheapest(
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
     Rows that fit, are priced and load (layouts and speculative methods the engines take, engines on devices they run
-    on); a row stays where none is as fast and cheaper. With a speed, the batches between the swept ones (where the
+    on), ideal's (the roofline bound) left out beside serving engines' (--where engine=ideal compares it alone); a row
+    stays where none is as fast and cheaper. With a speed, the batches between the swept ones (where the
     batch that just reaches it usually is; above the largest, and below the smallest where none is fast enough) are
     computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
@@ -893,9 +894,10 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches; `serving`: the table is frontier.serving_view's."""
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import cheapest_notes, cost_frontier, mismatched_drafts, refine, refused_layouts
+    from roofline.frontier import cheapest_notes, cost_frontier, mismatched_drafts, refine, refused_layouts, without_bound
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
 
+    df, bound_note = without_bound(df)  # the roofline bound beside serving engines: left out, as the report leaves it
     refused, unchecked = refused_layouts(df, _dirs())
     refused += mismatched_drafts(df, meta, _dirs())  # a draft model of another tokenizer: no engine runs it
     frontier = cost_frontier(df, refused)
@@ -904,7 +906,8 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta, serving) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs(), min_tokens_per_user, serving)
+    notes = ([bound_note] if bound_note else []) + cheapest_notes(df, frontier, picks, refined, refused, unchecked, path,
+                                                                   meta, _dirs(), min_tokens_per_user, serving)
     if serving:
         from roofline.frontier import prefill_share_note
 

@@ -745,6 +745,23 @@ def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFr
     return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])]
 
 
+def without_bound(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """(the rows, a note): a table that holds ideal (the roofline bound) beside serving engines less ideal's rows, said;
+    else as it is and ''. The bound is a cost no serving engine reaches, so a frontier over both is ideal's alone
+    (qa371: every pick ideal, where the report, which leaves it out, qa333, named vllm's); `--where engine=ideal`
+    keeps it."""
+    from roofline.serving import IDEAL
+
+    if "engine" not in df:
+        return df, ""
+    bound = df["engine"].astype(str) == IDEAL.name
+    if not bound.any() or bound.all():
+        return df, ""
+    others = spoken_list(sorted(df.loc[~bound, "engine"].astype(str).unique()))
+    return df[~bound], (f"{int(bound.sum()):,} rows of engine {IDEAL.name} left out: the roofline bound, a cost no "
+                        f"serving engine reaches, beside {others}'s (--where engine={IDEAL.name} compares it alone)")
+
+
 def cost_frontier(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
     """The frontier rows of each decoding kind (module docstring), fastest first, with `decoding` and `layout`; rows at
     `refused` layouts (refused_layouts) left out."""
@@ -814,30 +831,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~refused_rows(rows, refused or [])]
         fast = usable[usable[SPEED] >= min_tokens_per_s_per_user]
         table_best = float(fast[COST].min()) if len(fast) else math.inf
-        gaps = []  # (the cost it likely reaches, the least it can, the swept row it starts from, its batches, where)
-        config = rows.groupby(keys, dropna=False, sort=False, observed=True).ngroup()  # each row's config, once (qa96:
-        config_rows = {g: r.sort_values("batch") for g, r in rows.groupby(config, sort=False)}  # filtering per config
-        swept = {g: r["batch"].to_numpy() for g, r in config_rows.items()}  # took 60 s)
-        for g, group in usable.groupby(config[usable.index], sort=False):
-            group = group.sort_values("batch")
-            ok = group[group[SPEED] >= min_tokens_per_s_per_user]
-            first, every = group.iloc[0], swept[g]  # every swept batch of the config, usable or not: where its gaps end
-            if len(ok):  # above the largest fast-enough batch, to the next swept one (or the most that fit)
-                row = ok.iloc[-1]
-                batch = int(row["batch"])
-                higher = every[every > batch]
-                ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
-                upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
-                if upper > batch:  # a step never shortens with the batch: tokens/s grow at most as it, cost >= c B / B'
-                    near = [group[group["batch"] < batch].tail(1), config_rows[g][config_rows[g]["batch"] > batch].head(1)]
-                    likely = _likely_cost(row, [r.iloc[0] for r in near if len(r)], upper, min_tokens_per_s_per_user)
-                    gaps.append((likely, float(row[COST]) * batch / upper, row, range(batch + 1, upper + 1),
-                                 "between" if len(higher) else "above"))
-            elif int(first["batch"]) > 1 and not (every < int(first["batch"])).any():
-                row = first  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
-                # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
-                gaps.append((float(row[COST]), float(row[COST]), row,
-                             range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
+        gaps = _gaps(rows, keys, usable.index, min_tokens_per_s_per_user)
         gaps.sort(key=lambda g: (g[0], g[1]))  # qa96: ordered by c B / B' alone, 64 sweeps of gaps above configs that
         # fit thousands (a small bound, a cost that hardly falls) missed MI300X's gap to batch 608, the cheapest
         tried, best, place_best, failed, reading = 0, None, "", [], {}
@@ -851,6 +845,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                                f"are computed for at most {REFINE_CONFIGS_MAX} configs)"))  # (qa354: 'swept' read as the sweep's)
                 break
             tried += 1
+            row = rows.loc[row]  # the swept row the gap starts from, by its label
             batch = int(row["batch"])
             where = f"{row['model']} on {row['hardware']} ({_layout(row)}, {row['engine']}, context {int(row['context']):,}" + "".join(
                 f", {label} {row[c]}" for c, label in DTYPE_LABELS if c in varied and str(row.get(c, ""))) + (  # qa102
@@ -890,20 +885,70 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     return out
 
 
-def _likely_cost(row: pd.Series, near: list[pd.Series], upper: int, min_tokens_per_s_per_user: float) -> float:
-    """The cost a gap above swept `row` (batch B, cost c, tokens/s per user v) likely reaches by batch `upper`, the order
-    refine sweeps gaps in (an estimate, not a bound). A sequence's step u = 1 / v is carried along the mean slope s of
-    its secants to the swept batches `near` (the config's next below and above B, where swept; s >= 0, 0 without one):
-    u(b) = u + s (b - B); speed holds while u(b) <= 1 / X, to b' = min(upper, B + (1 / X - u) / s); cost per token goes
-    as u(b) / b, so the likely least is c B u(b') / (u b'), or c where that is more (the cost rising with the batch)."""
-    batch, u = int(row["batch"]), 1.0 / float(row[SPEED])
-    slopes = [(u - 1.0 / float(r[SPEED])) / (batch - int(r["batch"])) for r in near if float(r[SPEED]) > 0]
+def _gaps(rows: pd.DataFrame, keys: list[str], usable: pd.Index, min_tokens_per_s_per_user: float) -> list[tuple]:
+    """refine's gaps of one kind's `rows`, one a config at most: (the cost it likely reaches, the least it can, the
+    label of the swept row it starts from, its batches, where: 'between' | 'above' | 'below'). Each config's rows are
+    read as numpy slices of the table sorted by config and batch (qa371: a Series a row, 20,736 rows, 57 s a call):
+    above its largest usable batch fast enough, B, to the next swept batch less one (or the most that fit, max_batch),
+    REFINE_POINTS_MAX at most; or, where no usable batch is fast enough and none is swept below the smallest usable
+    one, the REFINE_POINTS_MAX batches below that."""
+    if not len(rows):
+        return []
+    config = rows.groupby(keys, dropna=False, sort=False, observed=True).ngroup().to_numpy()
+    batch_all = rows["batch"].to_numpy(dtype=np.int64)
+    order = np.lexsort((batch_all, config))  # by config, then batch (stable: a tie keeps the table's order)
+    config, batch_all = config[order], batch_all[order]
+    speed = rows[SPEED].to_numpy(dtype=float)[order]
+    cost = rows[COST].to_numpy(dtype=float)[order]
+    ok = rows.index.isin(usable)[order]
+    ceiling_all = (rows["max_batch"].to_numpy(dtype=float)[order] if "max_batch" in rows
+                   else np.full(len(rows), np.nan))
+    labels = rows.index.to_numpy()[order]
+    cuts = np.flatnonzero(np.diff(config)) + 1
+    gaps = []
+    for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(config)]):
+        every = batch_all[start:end]  # every swept batch of the config, usable or not: where its gaps end
+        mine = np.flatnonzero(ok[start:end]) + start
+        if not len(mine):
+            continue
+        fast = mine[speed[mine] >= min_tokens_per_s_per_user]
+        if len(fast):  # above the largest fast-enough batch, to the next swept one (or the most that fit)
+            at = int(fast[-1])
+            batch = int(batch_all[at])
+            higher = every[every > batch]
+            ceiling = int(ceiling_all[at]) if not np.isnan(ceiling_all[at]) else batch
+            upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
+            if upper > batch:  # a step never shortens with the batch: tokens/s grow at most as it, cost >= c B / B'
+                below = mine[batch_all[mine] < batch]
+                above = np.flatnonzero(every > batch) + start
+                near = [(int(batch_all[i]), float(speed[i])) for i in (*below[-1:], *above[:1])]
+                likely = _likely_cost(batch, float(speed[at]), float(cost[at]), near, upper, min_tokens_per_s_per_user)
+                gaps.append((likely, float(cost[at]) * batch / upper, labels[at], range(batch + 1, upper + 1),
+                             "between" if len(higher) else "above"))
+        elif int(batch_all[mine[0]]) > 1 and not (every < int(batch_all[mine[0]])).any():
+            at = int(mine[0])  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
+            # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
+            gaps.append((float(cost[at]), float(cost[at]), labels[at],
+                         range(max(1, int(batch_all[at]) - REFINE_POINTS_MAX), int(batch_all[at])), "below"))
+    return gaps
+
+
+def _likely_cost(batch: int, speed: float, cost: float, near: list[tuple[int, float]], upper: int,
+                 min_tokens_per_s_per_user: float) -> float:
+    """The cost a gap above a swept row (batch B, cost c, tokens/s per user v) likely reaches by batch `upper`, the
+    order refine sweeps gaps in (an estimate, not a bound). A sequence's step u = 1 / v is carried along the mean slope
+    s of its secants to the swept batches `near` ((batch, tokens/s per user) of the config's next below and above B,
+    where swept; s >= 0, 0 without one): u(b) = u + s (b - B); speed holds while u(b) <= 1 / X, to
+    b' = min(upper, B + (1 / X - u) / s); cost per token goes as u(b) / b, so the likely least is c B u(b') / (u b'),
+    or c where that is more (the cost rising with the batch)."""
+    u = 1.0 / speed
+    slopes = [(u - 1.0 / v) / (batch - b) for b, v in near if v > 0]
     slope = max(0.0, float(np.mean(slopes))) if slopes else 0.0
     reach = float(upper)
     if slope > 0 and min_tokens_per_s_per_user > 0:
         reach = min(reach, batch + max(0.0, (1.0 / min_tokens_per_s_per_user - u) / slope))
     reach = max(reach, batch + 1.0)
-    return float(row[COST]) * min(1.0, batch * (u + slope * (reach - batch)) / (u * reach))
+    return cost * min(1.0, batch * (u + slope * (reach - batch)) / (u * reach))
 
 
 def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None, batches: list[int],

@@ -274,7 +274,7 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
                                 f"(redundant experts, EPLB's, are not modelled: a divisor such as "
                                 f"{max(d for d in range(1, ep) if model.moe.experts % d == 0)} is the nearest below)")
         if d % ep:
-            raise RooflineError(f"{where}: ep: expected a divisor of tp x dp_attention = {d} devices per stage, found {ep}")
+            raise RooflineError(f"{where}: ep: expected a divisor of tp x dp_attention = {d} device{'' if d == 1 else 's'} per stage, found {ep}")
     if pp > model.layers:
         raise RooflineError(f"{where}: pp: expected at most the model's {model.layers} layers, found {pp}")
     dtypes = dict.fromkeys(WEIGHT_CLASSES, "bf16")

@@ -316,7 +316,7 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
         count = len({key[:grid] for key in keys}) if step == 1 else len(keys)  # first: model only if the grid alone is too big
         if count > most and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             before = len(keys)
-            keys, note = _narrow(keys, (by.index(axis),), fits)
+            keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine")
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue
             if note == "one":
@@ -351,16 +351,20 @@ def _fitting_everywhere(keys: list[tuple], positions: tuple[int, ...], fits: set
     return [v for v, where in fitting.items() if where == panels]
 
 
-def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[list[tuple], str]:
+def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool = False) -> tuple[list[tuple], str]:
     """Keep one value of `positions` of the panel `keys` (one column, or a layout's degrees together): the first value
     under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
-    `fits` (or its first key where none fits). Returns the kept keys, in their order, and 'one' when they hold one
-    value there, else 'per panel'."""
+    `fits` (or its first key where none fits), or with `one` the first value under which any panel has a key in
+    `fits` (an engine: one engine drawn, panels of its layouts that fit nowhere left to the layout's step; qa371: a
+    panel of trtllm beside vllm's read as a comparison of layouts). Returns the kept keys, in their order, and 'one'
+    when they hold one value there, else 'per panel'."""
     rest = [_without(key, positions) for key in keys]
     panels = list(dict.fromkeys(rest))
     fitting = {(r, _at(key, positions)) for r, key in zip(rest, keys) if key in fits}
     values = list(dict.fromkeys(_at(key, positions) for key in keys))
     shared = next((v for v in values if all((r, v) in fitting for r in panels)), None)
+    if shared is None and one:
+        shared = next((v for v in values if any((r, v) in fitting for r in panels)), values[0])
     if shared is not None:
         return [key for key in keys if _at(key, positions) == shared], "one"
     chosen: dict = {}

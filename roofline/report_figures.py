@@ -602,11 +602,16 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     it shows one of several methods, the one of the finding's headline point (its largest speedup that fits)."""
     df, meta = drafting_rows(df, meta)
     drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)] if "method" in df else df.iloc[0:0]
-    if len(drafting):  # the headline point's method and context first, where the figure keeps one of several
+    if len(drafting):  # the headline point's config first, where the figure keeps one of several: its context, method
         top = drafting.loc[drafting["speedup"].idxmax()]  # (qa188: the prose spoke of n-gram, the figure of the draft
-        for column in ("context", "method"):  # model; qa256: of context 8k, the figure drew 2k only)
-            if column in df and df[column].nunique() > 1:
-                first = df[column] == top[column]
+        # model; qa256: of context 8k, the figure drew 2k only), dtypes, drafter's device, prefix and layout (qa371:
+        # the headline's 3.15x at ep 8, the figure's tp 8 alone and 2.92x)
+        layout = [c for c in ("tp", "dp_attention", "ep", "pp") if c in df]
+        for columns in (["context"], ["method"], ["draft_hardware"], ["shared_prefix"], ["weight_dtype"],
+                        ["expert_dtype"], ["kv_dtype"], layout):
+            columns = [c for c in columns if c in df and df[c].astype(str).nunique() > 1]
+            if columns:
+                first = (df[columns].astype(str) == top[columns].astype(str)).all(axis=1)
                 df = pd.concat([df[first], df[~first]])
     cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch, its axes' labels about 3 (qa349: four
     # panels of three cells ran their x labels into each other); a line plot's panel about 3.2

@@ -406,6 +406,10 @@ def _compute_bound_text(p: dict) -> str:
                  + (f", the step's mean, below the ridge where {_above_their_ridges(p, cb)}" if below else "") + ")")
     if cb["memory_bound_again"] is None:
         text = f"  compute-bound from   batch {first:,} {at} {intensity}"
+    elif fits is not None and first > fits:  # past every batch that fits: where its runs lie is no batch served (qa371:
+        span = (f"for good from {cb['from_batch']:,}" if cb["from_batch"] is not None  # 5 runs listed)
+                else f"in runs apart to {cb['runs'][-1][1]:,}")
+        text = f"  compute-bound from   batch {first:,} {at}, {span} {intensity}"
     else:  # qa304, qa306: runs of compute-bound batches apart (tile padding, kernel latencies)
         runs = [f"{a:,}" if a == b else f"{a:,}-{b:,}" for a, b in cb["runs"]]
         shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]

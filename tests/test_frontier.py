@@ -780,7 +780,10 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
     assert len(picks) == 2 and all(re.search(r", context (2,048|32,768)", line) for line in picks)
     assert ", draft llama-3.2-1b k " in picks[1]
-    assert any(", ideal (the roofline bound: no serving engine's costs, a cost none reaches)" in line for line in picks)
+    assert not any("ideal" in line for line in picks) and "rows of engine ideal left out" in out  # (qa371)
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "engine=ideal")
+    assert any(", ideal (the roofline bound: no serving engine's costs, a cost none reaches)" in line
+               for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line))
     code, out, _ = roofline("cheapest", tmp_path / "sw")  # one model: no model column
     assert code == 0 and not re.search(r"alpha +model", out)
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "engine=vllm",
@@ -1743,3 +1746,22 @@ def test_tie_price_counts_every_device_of_the_kind_whose_price_moves_and_the_lay
         assert rents[0] / tokens["pick"] == pytest.approx(rents[1] / tokens["rival"], rel=1e-12), device
     assert tie_price(pick, rival, "mi300x", {**prices, "mi300x": 1.8}) is None  # neither rents it: no price ties them
     assert tie_price(pick, rival, "a", {**prices, "b": None}) is None  # an unpriced device: no figure
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_ideal_out_beside_serving_engines_and_says_so(tmp_path, roofline):
+    """qa371: a table of vllm, sglang and ideal gave ideal's rows every pick (the bound, a cost no engine reaches),
+    where the report, which leaves it out, named vllm's; `--where engine=ideal` compares it alone."""
+    from roofline.frontier import without_bound
+
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [ideal, vllm]\nmethod: eagle\n"
+                               "axes: {batch: [1, 8, 64], k: [0, 2], alpha: [0.7]}\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60")
+    assert code == 0, err
+    assert "note: 6 rows of engine ideal left out: the roofline bound, a cost no serving engine reaches, beside vllm's" in out
+    picks = [line for line in out.splitlines() if line.startswith(("  plain  ", "  speculation  "))]
+    assert len(picks) == 2 and all(", vllm, " in line for line in picks), picks
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--where", "engine=ideal")
+    assert code == 0 and "left out: the roofline bound" not in out and ", ideal (the roofline bound" in out
+    df = pd.DataFrame({"engine": ["ideal", "ideal"]})
+    assert without_bound(df)[1] == "" and len(without_bound(df)[0]) == 2  # ideal alone: kept

@@ -1627,3 +1627,31 @@ def test_the_serving_figures_speedup_labels_are_spread_along_the_log_axis():
     assert kept[0] == 0 and kept[-1] == len(x) - 1
     assert (np.diff(np.log(x[kept])) >= np.log(128) / 5 - 1e-12).all()
     assert list(plots._spread_on_log_axis(np.array([16.0, 19.0, 23.0]), [1.0, 1024.0], 5)) == [0, 2]
+
+
+def test_an_engine_narrowed_for_a_figure_is_one_engine_not_one_per_panel():
+    """qa371: engine narrowed per panel drew vllm at one layout beside trtllm at another (vllm's did not fit there),
+    read as a comparison of layouts; an engine is narrowed to one, the first with a point that fits anywhere."""
+    from roofline.plots import _narrow
+
+    keys = [("h100", "tp8", "vllm"), ("h100", "tp8", "trtllm"), ("h100", "dp8", "vllm"), ("h100", "dp8", "trtllm")]
+    fits = {("h100", "tp8", "vllm"), ("h100", "dp8", "trtllm")}  # no engine fits in both panels
+    assert _narrow(keys, (2,), fits) == ([keys[0], keys[3]], "per panel")  # a column other than engine: per panel
+    assert _narrow(keys, (2,), fits, one=True) == ([keys[0], keys[2]], "one")
+    assert _narrow(keys, (2,), {keys[1]}, one=True) == ([keys[1], keys[3]], "one")  # vllm fits nowhere: trtllm
+
+
+def test_a_compute_bound_run_past_every_batch_that_fits_is_said_in_a_line():
+    """qa371: 'compute-bound at batches 3,643-7,760, 7,762-7,768, 7,776, ...' listed runs all past the 3,160 batches
+    that fit in memory."""
+    from roofline.tables import _compute_bound_text
+
+    p = {"context": 2048, "max_batch": 3160, "compute_bound_search_max_batch": 65536,
+         "compute_bound": {"first_batch": 3643, "memory_bound_again": 7761, "from_batch": None,
+                           "runs": [[3643, 7760], [7762, 7768], [7776, 7776], [7809, 7816], [7819, 7824], [7832, 7832]],
+                           "intensity_at_first_flops_per_byte": 250.0, "intensity_at_end_flops_per_byte": 90.0}}
+    text = _compute_bound_text(p)
+    assert text.startswith("  compute-bound from   batch 3,643 at context 2,048, in runs apart to 7,832 (")
+    assert text.endswith("; 3,160 fit in memory") and "7,762" not in text, text
+    p["max_batch"] = 5000  # runs that fit are listed as before
+    assert _compute_bound_text(p).startswith("  compute-bound at     batches 3,643-7,760, 7,762-7,768"), _compute_bound_text(p)

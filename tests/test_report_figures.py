@@ -606,3 +606,24 @@ def test_an_unrefined_break_even_bar_says_it_is_a_lower_bound(plotters, tmp_path
     assert "≥64" in texts and "64" not in texts, texts
     labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
     assert any(label.startswith("≥: a lower bound (the largest") for label in labels), labels
+
+
+def test_the_generic_figure_draws_the_layout_and_dtypes_of_the_findings_headline(plotters):
+    """qa371: the finding headlined 3.15x at tp 8 ep 8; the figure, keeping one of six layouts, drew tp 8 alone
+    (2.92x in its cell): the headline's layout and dtypes are drawn first now."""
+    from roofline.report import _sweep
+
+    df, ops, meta = _sweep({"name": "lay", "hardware": ["h100-sxm", "h200"], "model": "qwen3-30b-a3b",
+                            "method": "eagle", "weight_dtype": ["bf16", "fp8"],
+                            "layouts": [{"tp": 4}, {"tp": 4, "ep": 4}, {"dp_attention": 4, "ep": 4}],
+                            "axes": {"batch": [1, 8, 32, 128], "k": [0, 2, 4], "alpha": [0.6, 0.8]}}, "lay", ())
+    drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]
+    top = drafting.loc[drafting["speedup"].idxmax()]
+    layouts = list(dict.fromkeys(zip(df["tp"], df["dp_attention"], df["ep"])))
+    headline = (top["tp"], top["dp_attention"], top["ep"])
+    assert headline != layouts[0], (headline, layouts)  # the case: the headline's layout is not the first swept
+    fig = plotters["generic"](df, ops, meta)
+    drawn = [t.get_text() for ax in fig.axes for t in ax.texts if "\nk" in t.get_text()]
+    assert f"{top['speedup']:.2f}" in {c.split()[0] for c in drawn}, (top["speedup"], drawn[:8])
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert f"EP {int(top['ep'])}" in title and f"TP {int(top['tp'])}" in title, title
