@@ -277,6 +277,36 @@ def _shares_below(operators: dict, key: str, of) -> dict[str, float]:
     return out
 
 
+SIXTEEN_BIT = ("bf16", "fp16", "fp32")  # weight dtypes that launch no quantisation kernels
+
+
+def _sixteen_bit_note(hw, target, batch: int, context: int, dep, eng, step_s: float, shared_prefix: int,
+                      tp: int, dp_attention: int, ep: int, pp: int) -> str:
+    """Where weights the model ships in 16 bits are quantised (fp8, int8, fp4, ...) and the same point with bf16 weights takes a shorter
+    step and fits in memory too: that said, with why (the kernels the engine launches to quantise a GEMM's activations
+    and the quantised MoE's efficiency outweigh the bytes saved, at this batch); else ''."""
+    try:
+        native = deployment(target, None, dep.kv_dtype, tp, dp_attention, ep, pp)
+        plain = for_engine(deployment(target, "bf16", dep.kv_dtype, tp, dp_attention, ep, pp, "bf16"), eng, target)
+    except RooflineError:
+        return ""
+    held = weight_bytes_by_class(target, dep)
+    quantised = sorted({d for c, d in dep.dtypes.items() if d not in SIXTEEN_BIT and held.get(c)  # a choice made, not
+                        and native.dtype(c) in SIXTEEN_BIT})  # the checkpoint's own (DeepSeek-V3's fp8)
+    if not quantised:
+        return ""
+    bf16_s = float(step_metrics(hw, target, batch, 1, context, plain, engine=eng, shared_prefix=shared_prefix)["step_time_s"])
+    if bf16_s >= step_s or not bool(capacity(hw, target, batch, context + 1, plain, shared_prefix=shared_prefix,
+                                             engine=eng)["fits_in_memory"]):
+        return ""
+    moe = target.moe is not None and dep.dtype("experts") not in SIXTEEN_BIT
+    return (f"{' and '.join(quantised)} weights take a longer step here than bf16 ones, which fit too "
+            f"({format_seconds(step_s)} against {format_seconds(bf16_s)}): under {eng.name} the kernels that quantise "
+            f"a GEMM's activations ({eng.quant_kernels_per_gemm:g} a GEMM, each at least its kernel latency)"
+            + (f" and its quantised MoE's efficiency ({eng.quantised_moe_efficiency:g})" if moe else "")
+            + f" outweigh the bytes they save at batch {batch:,}")
+
+
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
     """`hw` with every memory ceiling doubled (bandwidth and the measured attention / elementwise ceilings)."""
     return dataclasses.replace(hw, mem_bw_bytes_per_s=2 * hw.mem_bw_bytes_per_s, **{
@@ -834,6 +864,9 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
+    sixteen = _sixteen_bit_note(hw, target, batch, context, dep, eng, step, shared_prefix, tp, dp_attention, ep, pp)
+    if sixteen:  # qa371: fp8 weights predicted slower than bf16 at batch 1, said only by the latencies column
+        out["warnings"].append(sixteen)
     tp_note = cross_domain_tp_note(hw, dep, out["allreduce_time_s"], out["step_time_s"], out["all_to_all_time_s"])
     if tp_note:  # qa227: a fifth of a tp 16 step rested on it, unsaid
         out["warnings"].append(tp_note)
