@@ -41,6 +41,7 @@ from roofline.units import format_si
 
 SMALL_DEVICE_BYTES = 70 * 2**30  # below it (or on an A100) vLLM's default max_num_seqs is 256, not 1024 (engine/arg_utils.py)
 LOGIT_BYTES = 4  # a sampler's logits are float32
+NO_CAP_BATCH = 2**62  # the max batch of memory that holds no bytes a sequence (a drafter of heads without a KV cache)
 
 
 def default_sequences(engine: ServingEngine, hw: HardwareSpec) -> int:
@@ -194,7 +195,7 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
         "memory_needed_bytes": np.broadcast_to(needed_bytes, shape),
         "usable_memory_bytes": np.broadcast_to(np.asarray(usable_bytes), shape),
         "fits_in_memory": np.broadcast_to(needed_bytes <= usable_bytes, shape),
-        "max_batch": np.broadcast_to(np.minimum(max_batch, 2**62).astype(np.int64), shape),
+        "max_batch": np.broadcast_to(np.minimum(max_batch, NO_CAP_BATCH).astype(np.int64), shape),
         "stage": np.broadcast_to(np.asarray(dep.stage if isinstance(dep.stage, int) else dep.busiest_stage(model)
                                             if dep.pp > 1 and dep.stage == "busiest" else 0), shape),
     }

@@ -67,7 +67,7 @@ import dataclasses
 
 import numpy as np
 
-from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
+from roofline.capacity import NO_CAP_BATCH, capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
 from roofline.errors import PYTHON_CALLS, RooflineError, closest_names, field_error, field_line, shown_value
@@ -965,7 +965,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best_k_tokens_per_s_per_user=best_per_user,
         target_max_batch=int(point["target_max_batch"]),
         drafter_device_max_batch=(int(point["drafter_device_max_batch"]) if draft_hw is not None and speculates(method, k)
-                                  else None),  # k 0 holds no drafter (qa346)
+                                  and int(point["drafter_device_max_batch"]) < NO_CAP_BATCH
+                                  else None),  # k 0 holds no drafter (qa346); heads without a KV cache cap nothing (qa374)
         drafting_fits=drafting_fits,  # whether some k >= 1 fits at this batch (None for a tree): a best k of 0's reason
         best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),

@@ -160,7 +160,7 @@ def predict_table(point: dict) -> str:
             f"  speculation: {spec['method']}  k {spec['k']}" + (f"  {given}" if drafts else "  (nothing drafted: plain decoding)")
             + (f"  ({spec['acceptance_source']})" if drafts and spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
-            f"    iteration          {_iteration_text(spec)}",
+            f"    iteration          {_iteration_text(spec, p['step_time_s'])}",
             f"    verify pass        {_verify_text(spec, p)}",
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}   ({_rate(spec['tokens_per_s_per_device'])} per device"
@@ -304,6 +304,9 @@ def _caps_text(spec: dict) -> str:
     """With a drafter on its own device, each side's cap and which one sets the max batch: '; the target's devices
     hold 62, l4 holds the drafter for 71' (qa343: the target's cap was said as the drafter device's); '' otherwise."""
     drafter_cap, target_cap = spec.get("drafter_device_max_batch"), spec.get("target_max_batch")
+    if spec.get("draft_hardware") and drafter_cap is None and target_cap is not None and spec.get("k", 0) > 0:
+        return (f": the target's devices hold {target_cap:,} sequences; {spec['draft_hardware']} holds the drafter, "
+                "which keeps no KV cache, for any number")  # (qa374: 4,611,686,018,427,387,904)
     if not spec.get("draft_hardware") or drafter_cap is None or target_cap is None:
         return ""
     return (f": the target's devices hold {target_cap:,} sequences, {spec['draft_hardware']} holds the drafter's KV cache "
@@ -337,12 +340,13 @@ def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: flo
         " (the drafter's device included)" if drafter else "")
 
 
-def _iteration_text(spec: dict) -> str:
+def _iteration_text(spec: dict, step_s: float | None = None) -> str:
     """The iteration time as the sum it is: draft + verify + the parts beside them, each named where it is not zero
     (qa186: one 'other' held both): the link round trip to a drafter on another device, and the engine's bookkeeping
     an iteration (its spec_per_iteration and spec_per_iteration_per_sequence: rejection sampling, KV bookkeeping). With
     a draft model overlapped, the first term is the larger of the two devices' busy times (two half batches each, one
-    drafted while the other is verified)."""
+    drafted while the other is verified). A drafter of k passes says one pass and c, a pass over the plain decode step
+    `step_s` (the c of Leviathan et al.'s speedup; qa374: a researcher divided by k)."""
     if spec["k"] == 0:  # qa215: 'draft 0 s + verify' beside 'verify pass none (k 0: plain decoding)'
         return f"{format_seconds(spec['iteration_time_s'])} = one decode step (k 0: nothing drafted or verified)"
     draft, verify = format_seconds(spec["draft_busy_time_s"]), format_seconds(spec["verify_busy_time_s"])
@@ -352,6 +356,9 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft busy {draft}, verify busy {verify}){rest}"  # qa286:
                 "  (each device busy with two half batches: one drafted while the other is verified)")  # read as the passes
     launched = " (its eager passes launch-bound)" if spec.get("draft_launch_bound") else ""  # qa326: unsaid
+    if spec["draft_time_s"] > 0 and spec["method"] != "medusa" and step_s:  # Medusa's k heads run in one pass
+        one = spec["draft_time_s"] / spec["k"]
+        launched += f" ({spec['k']} passes of {format_seconds(one)}, c = {one / step_s:.3g} of a decode step)"
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
 
 

@@ -938,3 +938,18 @@ def test_a_drafters_prefill_stall_is_its_models_arrival_stall_on_its_device_besi
     assert stall(prefix=2500) < 0.5 * stall() and stall(running=1) != stall() and stall(hw=l4) > 2 * stall()
     assert drafter_prefill_stall_s("ngram", target, None, None, h100, None, dep, vllm, 2000, 32) is None
     assert drafter_prefill_stall_s("medusa", target, None, None, h100, None, dep, vllm, 2000, 32) is None
+
+
+@pytest.mark.slow
+def test_a_drafter_without_a_kv_cache_on_its_own_device_caps_no_batch():
+    """qa374: Medusa heads on an L4 said the L4 held their KV cache for 4,611,686,018,427,387,904 sequences (the
+    no-cap placeholder), in the text and as drafter_device_max_batch."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("a100-sxm-80gb", "vicuna-7b-v1.3", method="medusa", k=4, alpha=0.6, draft_hardware="l4")
+    assert p["spec"]["drafter_device_max_batch"] is None and p["spec"]["max_batch"] == p["spec"]["target_max_batch"] > 0
+    text = predict_text(p)
+    assert "l4 holds the drafter, which keeps no KV cache, for any number" in text and "4,611,686" not in text
+    eagle = roofline.predict("a100-sxm-80gb", "vicuna-7b-v1.3", method="eagle", k=4, alpha=0.6, draft_hardware="l4")
+    assert 0 < eagle["spec"]["drafter_device_max_batch"] < 2**40  # an EAGLE head keeps one: its cap is said

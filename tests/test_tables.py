@@ -639,7 +639,9 @@ def test_the_iteration_line_names_each_part_of_its_sum():
                             alpha=0.8, k=4, draft_hardware="l40s", overlap=False)
     line = re.search(r"iteration +(.*)", predict_table(vllm)).group(1)
     spec = vllm["spec"]
-    assert line == (f"{format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_busy_time_s'])} + "
+    one = spec["draft_time_s"] / 4  # a pass, and c over the plain step (qa374: a researcher divided by k)
+    assert line == (f"{format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_busy_time_s'])} "
+                    f"(4 passes of {format_seconds(one)}, c = {one / vllm['step_time_s']:.3g} of a decode step) + "
                     f"verify {format_seconds(spec['verify_busy_time_s'])} + link {format_seconds(spec['transfer_time_s'])} + "
                     f"bookkeeping {format_seconds(spec['overhead_time_s'])}")
     assert spec["transfer_time_s"] > 0 and spec["overhead_time_s"] > 0
