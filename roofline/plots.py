@@ -1228,14 +1228,39 @@ def _clusters(g: pd.DataFrame, tol_decades: float = 0.08) -> list[tuple[float, f
     return out
 
 
+LINE_SAMPLE_PX = 3.0  # a drawn line is a label's obstacle as small boxes this far apart along it
+
+
+def _line_boxes(line, px: float) -> list:
+    """Display-space boxes along a drawn line (a roof, a curve): a label placed on one is struck through by it (qa374:
+    'mlp, lm_head' across the peak roof; a frontier's label on another alpha's curve)."""
+    from matplotlib.transforms import Bbox
+
+    xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    half = max(line.get_linewidth() * px / 2, 0.5)
+    boxes = []
+    for (x0, y0), (x1, y1) in zip(xy[:-1], xy[1:]):
+        steps = max(1, int(math.hypot(x1 - x0, y1 - y0) / LINE_SAMPLE_PX))
+        for t in np.linspace(0.0, 1.0, steps + 1):
+            x, y = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+            boxes.append(Bbox.from_extents(x - half, y - half, x + half, y + half))
+    return boxes
+
+
 def _marker_boxes(ax) -> list:
-    """Display-space boxes of every marker drawn in `ax` (the places a label must not cover)."""
+    """Display-space boxes of every marker drawn in `ax`, and along every line drawn there (the places a label must not
+    cover)."""
     from matplotlib.transforms import Bbox
 
     boxes = []
     px = ax.figure.dpi / 72.0
     for line in ax.get_lines():
-        if line.get_marker() in (None, "None", "", " ") or not line.get_visible():
+        if not line.get_visible():
+            continue
+        if line.get_linestyle() not in (None, "None", "", " ") and line.get_linewidth() > 0 and len(line.get_xdata()) > 1:
+            boxes += _line_boxes(line, px)
+        if line.get_marker() in (None, "None", "", " "):
             continue
         half = (line.get_markersize() + line.get_markeredgewidth()) * px / 2 + 1  # the edge is drawn centred on the outline
         xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
@@ -1556,17 +1581,19 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
-        rates = meta.get("acceptance")  # the rates a scenario gave (qa99), the first three of more than four (qa242)
-        nan_label = (_tree_label(meta).replace(", ", ",\n") if _tree_label(meta) else
-                     "rates\n" + ", ".join(f"{r:g}" for r in (rates if len(rates) <= 4 else rates[:3]))
-                     + (", ..." if len(rates) > 4 else "") if isinstance(rates, (list, tuple)) and rates
+        rates = meta.get("acceptance")  # the rates a scenario gave (qa99), three a line, eight at most (qa242, qa374:
+        shown_rates = [f"{r:g}" for r in (rates if len(rates) <= 8 else rates[:7])] if isinstance(rates, (list, tuple)) else []
+        nan_label = (_tree_label(meta).replace(", ", ",\n") if _tree_label(meta) else  # the first three of six said)
+                     "rates\n" + ",\n".join(", ".join(shown_rates[i:i + 3]) for i in range(0, len(shown_rates), 3))
+                     + (", ..." if len(rates) > 8 else "") if shown_rates
                      else "per-position\nrates")
         shown = distinct_labels([alphas[i] for i in yt if alphas[i] >= 0])
         ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else shown[alphas[i]] for i in yt])
         ax.grid(False)
         ax.set_xlabel("batch size B (sequences; a column each" + (", every other one labelled)" if xt.step == 2 else
                       f", one in {xt.step} labelled)" if xt.step > 2 else ")"))  # qa190: evenly spaced; qa249: thinned
-        ax.set_ylabel("acceptance rate α (per token)")
+        ax.set_ylabel("acceptance rate α (per token)" if (np.asarray(alphas) >= 0).any() else
+                      "acceptance (a tree's)" if _tree_label(meta) else "acceptance (a rate each draft position)")
     cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over plain decoding (×)")  # placed by `arrange`
     steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \
         else (0.125, 0.25, 0.33, 0.5, 0.67, 1.0, 1.5, 2, 3, 4, 8)
@@ -1805,9 +1832,11 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         for a in alphas if speculate else ():
             g = spec[same_alpha(spec["alpha"], a)]
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
+            named = len(alphas) <= 2 or a == alphas[-1]  # with many alphas, the top one's points say their batch
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
-                    label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}", zorder=3)
-            if len(alphas) <= 2 or a == alphas[-1]:  # with many alphas, the top one's points say their batch
+                    label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}"  # the labelled one said (qa374)
+                    + (" (labelled)" if named and len(alphas) > 2 else ""), zorder=3)
+            if named:
                 labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}")
                            for r in f.iloc[_some(len(f))].itertuples()]
         bx = base["baseline_tokens_per_s_per_user"].to_numpy()

@@ -104,7 +104,9 @@ def predict_table(point: dict) -> str:
             whole = p["ttft_with_speculation_s"] - drafter_s  # the target's prefill while speculating
             clauses = ([f"the prompt prefilled whole while speculating, {format_seconds(whole)}: {p['engine']}'s cache is off "
                         "then, prefix_cached_speculating false"] if uncached else []) + (
-                [f"+ the drafter's own prefill {format_seconds(drafter_s)}"] if drafter_s else [])
+                [f"+ the drafter's own prefill {format_seconds(drafter_s)}"
+                 + (f" on {p['spec']['draft_hardware']}: an upper estimate, as that device could prefill beside the "
+                    "target's" if (p.get("spec") or {}).get("draft_hardware") else "")] if drafter_s else [])
             lines.append(f"  {'TTFT with drafter' if drafter_s else 'TTFT speculating':<20} "
                          f"{format_seconds(p['ttft_with_speculation_s'])}   ({'; '.join(clauses)})")
     if "serving_time_per_output_token_s" in p:
@@ -359,6 +361,9 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
     if spec["draft_time_s"] > 0 and spec["method"] != "medusa" and step_s:  # Medusa's k heads run in one pass
         one = spec["draft_time_s"] / spec["k"]
         launched += f" ({spec['k']} passes of {format_seconds(one)}, c = {one / step_s:.3g} of a decode step)"
+    if spec["draft_busy_time_s"] == 0:  # n-gram lookup: no device pass to time (qa374: 'draft 0 s' beside ms)
+        return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
+                "context, no pass of a drafter)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
 
 

@@ -1092,6 +1092,12 @@ def test_a_heatmap_too_narrow_for_its_numbers_leaves_them_out_and_names_the_rate
     base = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "acceptance": [0.85, 0.63]}
     texts, labels = drawn({**base, "axes": {"batch": [1, 8, 64, 256], "k": [1, 2]}})
     assert any(t.endswith("\nk≥2") for t in texts) and "rates\n0.85, 0.63" in labels
+    six = {**base, "acceptance": [0.8, 0.75, 0.7, 0.65, 0.6, 0.55], "axes": {"batch": [1, 8], "k": [1, 2]}}
+    sc, pairs, df, ops = _tables(six)  # qa374: six rates said as 'rates 0.8, 0.75, 0.7, ...' under 'α (per token)'
+    fig = _figure("speedup_heatmap", df, ops, scenario_meta(sc, pairs, len(df)))
+    panel = next(ax for ax in fig.axes if ax.get_yticklabels())
+    assert [t.get_text() for t in panel.get_yticklabels()] == ["rates\n0.8, 0.75, 0.7,\n0.65, 0.6, 0.55"]
+    assert panel.get_ylabel() == "acceptance (a rate each draft position)"
     texts, _ = drawn({**base, "axes": {"batch": {"start": 1, "stop": 512, "num": 30, "log": True}, "k": [1, 2]}})
     assert not any("k≥" in t or "k=" in t for t in texts)
 
@@ -1655,3 +1661,27 @@ def test_a_compute_bound_run_past_every_batch_that_fits_is_said_in_a_line():
     assert text.endswith("; 3,160 fit in memory") and "7,762" not in text, text
     p["max_batch"] = 5000  # runs that fit are listed as before
     assert _compute_bound_text(p).startswith("  compute-bound at     batches 3,643-7,760, 7,762-7,768"), _compute_bound_text(p)
+
+
+def test_a_placed_label_keeps_off_the_lines_drawn_across_its_point():
+    """qa374: 'mlp, lm_head' was placed across the peak roof, struck through by it; lines are a label's obstacles too."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from roofline.plots import place_labels
+
+    fig = Figure(figsize=(4, 3))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    xs = np.linspace(0.0, 1.0, 50)
+    for offset in (0.0, -0.04):  # a peak roof through the point and a derated one below it
+        ax.plot(xs, xs + offset, "-", lw=1.5)
+    ax.plot([0.5], [0.5], "o")
+    place_labels(fig, [(ax, 0.5, 0.5, "mlp, lm_head")])
+    label = ax.texts[-1]
+    box = label.get_window_extent(fig.canvas.get_renderer())
+    for line in ax.get_lines()[:2]:
+        xy = line.get_transform().transform(np.column_stack(line.get_data()))
+        dense = np.concatenate([np.linspace(a, b, 20) for a, b in zip(xy[:-1], xy[1:])])
+        inside = (box.x0 <= dense[:, 0]) & (dense[:, 0] <= box.x1) & (box.y0 <= dense[:, 1]) & (dense[:, 1] <= box.y1)
+        assert not inside.any(), (label.get_text(), box)

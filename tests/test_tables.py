@@ -649,6 +649,12 @@ def test_the_iteration_line_names_each_part_of_its_sum():
                              alpha=0.8, k=4, engine="ideal")
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
+    ngram = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="ngram", alpha=0.6, k=4)  # qa374: 'draft 0 s'
+    line = re.search(r"iteration +(.*)", predict_table(ngram)).group(1)
+    assert line == (f"{format_seconds(ngram['spec']['iteration_time_s'])} = verify "
+                    f"{format_seconds(ngram['spec']['verify_busy_time_s'])} + bookkeeping "
+                    f"{format_seconds(ngram['spec']['overhead_time_s'])}  (its drafts looked up in the context, no pass "
+                    "of a drafter)")
 
 
 def test_the_best_k_line_gives_what_that_k_gives():
@@ -1171,3 +1177,17 @@ def test_predicts_memory_lines_give_each_size_with_a_binary_prefix_too():
     assert f"KV cache per device  {format_si(p['kv_bytes'], 'B')} ({format_binary(p['kv_bytes'])})" in text
     assert f"usable, {format_binary(p['memory_needed_bytes'])} of {format_binary(p['usable_memory_bytes'])}: " in text
     assert format_binary(16.4 * 2**30) == "16.4 GiB" and format_binary(3.16 * 2**20) == "3.16 MiB" and format_binary(512) == "512 B"
+
+
+@pytest.mark.slow
+def test_a_drafter_s_own_prefill_on_its_own_device_is_said_an_upper_estimate():
+    """qa374: with the drafter on an L4, TTFT with drafter added its prefill after the target's, where that device could
+    prefill beside the target's: said an upper estimate there (on the target's devices it waits its turn: not said)."""
+    own = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8, tp=4, method="draft", draft="tinyllama-1.1b", k=3,
+                           alpha=0.7, draft_hardware="l4", prompt=512, output_len=256)
+    line = re.search(r"TTFT with drafter +(.*)", predict_table(own)).group(1)
+    assert line.endswith("on l4: an upper estimate, as that device could prefill beside the target's)"), line
+    shared = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8, tp=4, method="draft", draft="tinyllama-1.1b", k=3,
+                              alpha=0.7, prompt=512, output_len=256)
+    line = re.search(r"TTFT with drafter +(.*)", predict_table(shared)).group(1)
+    assert line.endswith(f"(+ the drafter's own prefill {format_seconds(shared['draft_prefill_s'])})"), line
