@@ -210,6 +210,10 @@ def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
     batch swept is beyond that, or none is) when `row` is at the largest batch of `rows`, else ''."""
     if int(row["batch"]) != int(rows["batch"].max()):
         return ""
+    if bool(row.get("computed_now", False)):  # frontier.plain_at_largest_fit's point past the swept batches
+        swept = rows.loc[~rows["computed_now"].fillna(False).astype(bool), "batch"] if "computed_now" in rows else rows["batch"]
+        return (f"; the largest batch that fits, computed now: the sweep's batches stop at {int(swept.max()):,}"
+                if len(swept) else "; the largest batch that fits, computed now")
     cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
     return "; the largest swept batch that fits" + (f", memory holding up to {cap:,}" if cap > int(row["batch"]) else "")
 
@@ -1250,6 +1254,13 @@ def _smallest_batch(rows: pd.DataFrame, speed: str) -> tuple[int, float] | None:
 
 NO_DRAFTER_FITS = "the drafter fits at no point swept"
 NO_DRAFTER_RUNS = "no engine runs its draft model (another tokenizer than the target's: the warnings say which)"
+NO_DRAFTER_REFUSED = ("the drafter fits only at layouts where its engine runs no speculation (left out: the last "
+                      "sentence says which)")  # qa375: said as fitting nowhere
+
+
+def _drafting(rows: pd.DataFrame) -> pd.Series:
+    """The rows that draft: k > 0 with a method."""
+    return (rows["k"] > 0) & (rows["method"].astype(str) != "none") if "method" in rows else rows["k"] > 0
 
 
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
@@ -1274,6 +1285,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
     # a draft model of another tokenizer no engine runs (qa331: its rows gone, said as a drafter fitting nowhere)
     mismatched = {e["model"] for e in mismatched_drafts(df, meta, dirs)}
+    swept = _fits(df)  # before loadable: a drafter that fits only where its engine refuses it (qa375), or whose rows
+    left_out = set((meta or {}).get("speculation_left_out_on") or ())  # the report left out already
     df = loadable(df, dirs, meta)  # a layout vLLM and SGLang refuse to load prices no tier, a mismatched draft neither
     rows = []
     plain_ok = plain_fits(plain_df)
@@ -1290,7 +1303,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         varying = _varying(pd.concat([g, base]))  # the plain tier's layouts too (qa177; base fits plain decoding already)
         layout = [c for c in varying if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
         spec_layout = layout + [c for c in ("method", "draft_hardware") if c in varying]  # qa118: where the drafter ran
-        drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
+        drafts = g[_drafting(g)]
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                # the cheapest at its own layout's edge: more may fit (qa283: said only of the layout holding most)
@@ -1299,6 +1312,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
                "drafter_fits": bool(len(drafts)),  # some point that drafts fits here (qa129: none, said as out of reach)
                # why none does: the drafter's memory, or a draft model no engine runs beside this GPU's models
                "no_drafter_why": (NO_DRAFTER_RUNS if set(base["model"].astype(str)) <= mismatched and mismatched
+                                  else NO_DRAFTER_REFUSED if hw in left_out or _drafting(swept[swept["hardware"] == hw]).any()
                                   else NO_DRAFTER_FITS),
                # the fastest of each kind at the sweep's smallest batch, where that is above 1: a speed no row reaches
                # may be reached below it, not out of reach (qa241: batches from 48, plain decoding's 3x reached at 38)

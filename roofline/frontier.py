@@ -980,6 +980,40 @@ def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None,
     return None
 
 
+def plain_at_largest_fit(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> pd.DataFrame:
+    """`df` with, for each plain-decoding config (CONFIG but the batch) whose swept batches stop short of the most that
+    fit (its largest swept batch that fits is below baseline_max_batch, and no swept batch lies between), that config's
+    plain point at baseline_max_batch swept now (method none, k 0; `computed_now` true), where the sweep reproduces the
+    swept batch (_reproduced): the cheapest tier is the largest batch that fits (README's glossary), which a batch axis
+    stopping at 1,024 priced 24-51% above it (qa375: DeepSeek-V3's fast tiers, against `cheapest`'s)."""
+    plain = _candidates(df)
+    plain = plain[plain["decoding"] == "plain"]
+    keys = [c for c in CONFIG if c in plain and c != "batch"]
+    if not len(plain) or "baseline_max_batch" not in df:
+        return df
+    added = []
+    for _, rows in plain.groupby(keys, dropna=False, sort=False, observed=True):
+        fitting = rows[rows["fits_in_memory"].astype(bool)]
+        if not len(fitting):
+            continue
+        row = fitting.loc[fitting["batch"].idxmax()]
+        largest, cap = int(row["batch"]), int(row["max_batch"]) if pd.notna(row["max_batch"]) else 0
+        if cap <= largest or ((rows["batch"] > largest) & (rows["batch"] <= cap)).any():
+            continue
+        try:
+            now = _reproduced(row, "plain", False, meta, [largest, cap], extra_dirs, {})
+        except RooflineError:
+            continue  # not reproducible from the table (a profile gone): the swept batch stays the tier
+        if now is None:
+            continue
+        same = df[(df[keys].astype(str) == row[keys].astype(str)).all(axis=1)]  # the table's rows of its config: the
+        same = same.sort_values("k", kind="stable")  # row drawn from keeps their labels (method eagle at k 0, the alpha
+        labels = {c: same[c].iloc[0] for c in ("method", "alpha", "draft_hardware", "draft_placement")  # swept), so a
+                  if c in df and len(same)}  # sweep of eagle reads as one of eagle (qa375's fix said 'method eagle')
+        added.append(now[now["batch"] == cap].assign(computed_now=True, **labels))
+    return pd.concat([df.assign(computed_now=False), *added], ignore_index=True) if added else df
+
+
 def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = (),
                      explicit: bool = False, serving: bool = False) -> dict:
     """The scenario mapping of one results row's config over `batches` (refine): its columns, and from its sweep's

@@ -433,6 +433,12 @@ def _without_refused_speculation(df, extra_dirs: tuple, meta: dict | None = None
     return kept, f" Left out, as no setup of the engine runs them: {named}.", not (kept["k"] > 0).any()
 
 
+def _left_out_on(before, after) -> list[str]:
+    """The hardware of the speculative rows that fit in `before` and were left out of `after`."""
+    gone = before[~before.index.isin(after.index) & before["fits_in_memory"].astype(bool) & (before["k"] > 0)]
+    return sorted(set(gone["hardware"].astype(str)))
+
+
 def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list,
                   late: dict[str, list[str]]) -> None:
     """Run each scenario, appending its result to `results`, its finding to `found` and what the report finds of it to
@@ -453,8 +459,15 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
         question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
         df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
+        if question == "fast-tier-premium":  # the cheapest tier at the most that fits, where the batch axis stops short
+            from roofline.frontier import plain_at_largest_fit
+
+            df = plain_at_largest_fit(df, meta, extra_dirs)
+        before = df
         df, left_out, refused_all = _without_refused_speculation(df, extra_dirs, meta)
         note += left_out
+        if left_out:  # the devices whose drafter fit only in rows left out: their tiers say why (qa375: 'fits nowhere')
+            meta = {**meta, "speculation_left_out_on": _left_out_on(before, df)}
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
         if refused_all and question != "generic":  # qa224: a speculation finding stated of rows no deployment runs, or

@@ -21,6 +21,7 @@ from roofline.layout import layouts_of_rows
 from roofline.plot_jobs import drafting_rows
 from roofline.plots import (
     DPI,
+    LABEL_HALO,
     METHOD_LABELS,
     NBSP,
     _alpha_colors,
@@ -45,6 +46,7 @@ from roofline.plots import (
 )
 from roofline.report import PAGE_WIDTH_PX
 from roofline.speculation import pays
+from roofline.units import format_usd_per_hour
 
 # Each draws what its finding (roofline.findings) states, from the same table; points that do not fit in
 # device memory are left out or drawn faint, and the title says which.
@@ -526,13 +528,15 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         label="above the sequences its engine runs at once while speculating\n"
                               f"({cap_text(caps)}): priced with the cap raised")
         else:  # qa129: plain decoding alone fits here (an IndexError, the generic figure, before)
-            from roofline.findings import NO_DRAFTER_RUNS
+            from roofline.findings import NO_DRAFTER_REFUSED, NO_DRAFTER_RUNS
 
             said = ("no engine runs its draft\nmodel (another tokenizer):\nplain decoding only"  # qa331: said as no fit
                     if tiers.loc[hw, "no_drafter_why"] == NO_DRAFTER_RUNS else
+                    "the drafter fits only at\nlayouts its engine runs\nno speculation at:\nplain decoding only"
+                    if tiers.loc[hw, "no_drafter_why"] == NO_DRAFTER_REFUSED else  # (qa375)
                     "the drafter fits at\nno point swept here:\nplain decoding only")
-            ax.text(0.5, 0.5, said, transform=ax.transAxes,
-                    ha="center", va="center", fontsize=8, color="0.35")
+            ax.text(0.97, 0.04, said, transform=ax.transAxes,  # the corner a cost curve rising to the right leaves
+                    ha="right", va="bottom", fontsize=8, color="0.35", bbox=LABEL_HALO)  # (qa375: drawn across it)
         t = tiers.loc[hw]
         u0 = t["base_tokens_per_s_per_user"]
         for m, ls in zip((1.0, *TIER_SPEEDS), (":", "--", "-.")):
@@ -543,7 +547,9 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         _log_axis(ax, "y")
         ax.set_xlabel("tokens/s per user")
         ax.set_ylabel("USD per million tokens")
-        ax.set_title(_name(meta, "hardware", hw))
+        price = (meta.get("price_usd_per_hour") or {}).get(hw)  # the price it is priced at (qa375: a repriced copy's
+        ax.set_title(_name(meta, "hardware", hw)  # figure read as the list price's)
+                     + (f"\n${format_usd_per_hour(price)} a device-hour" if price else ""))
     _shared_legend(fig, axes[: len(hws)])
     fig.suptitle("Fast tiers: the cheapest price at each per-user speed (cost frontier; points that do not fit left out)\n"
                  + _setup_line(meta, list(dict.fromkeys(plain_df["model"])))

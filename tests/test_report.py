@@ -500,3 +500,35 @@ def test_a_reports_prefill_columns_price_a_drafting_row_as_its_engine_speculates
     assert plain["ttft_s"] == pytest.approx(p["ttft_s"], rel=1e-9)  # plain decoding: the prefix cached
     assert spec["ttft_s"] + spec["draft_ttft_s"] == pytest.approx(p["ttft_with_speculation_s"], rel=1e-9)
     assert spec["ttft_s"] > 2.5 * plain["ttft_s"] and spec["draft_ttft_s"] == pytest.approx(p["draft_prefill_s"], rel=1e-9)
+
+
+@pytest.mark.slow
+def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_drafter_said_so(tmp_path, roofline):
+    """qa375: a batch axis stopping at 1,024 priced DeepSeek-V3's standard tier there, 24-51% above the largest batch that
+    fits (as `cheapest` prices it), and moved every premium; the H100 panel, whose drafter fit only at pp 2, which
+    vllm refuses to speculate at, said the drafter fit nowhere."""
+    scenario = tmp_path / "tiers.yaml"
+    scenario.write_text("name: tiers\nquestion: fast-tier-premium\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\n"
+                        "method: eagle\nlayouts: [{tp: 4, pp: 2}, {tp: 4}]\n"
+                        "axes: {batch: [1, 8, 32, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, _, err = roofline("report", scenario, "--out", tmp_path / "r")
+    assert code == 0, err
+    text = (tmp_path / "r" / "report.md").read_text()
+    said = re.search(r"On H100 SXM5 \(8 × \$([0-9.]+) a device-hour\).*?costs \$([0-9.]+) per million tokens at ([0-9.]+) "
+                     r"tokens/s per user \(batch ([0-9,]+), pp 2, no speculation; the largest batch that fits, computed now: "
+                     r"the sweep's batches stop at 64\)", text)
+    assert said, text[:1500]
+    batch = int(said.group(4).replace(",", ""))
+    from roofline.api import predict
+
+    p = predict("h100-sxm", "llama-3.1-70b", batch=batch, context=2048, tp=4, pp=2)
+    assert p["max_batch"] == batch and p["cost_usd_per_million_tokens"] == pytest.approx(float(said.group(2)), rel=2e-3)
+    refused = tmp_path / "refused.yaml"  # on H100 DeepSeek-V3 fits at tp 8 pp 2 alone, where vllm runs no speculation
+    refused.write_text("name: refused\nquestion: fast-tier-premium\nhardware: [h200, h100-sxm]\nmodel: deepseek-v3\n"
+                       "method: mtp\nlayouts: [{tp: 8}, {tp: 8, pp: 2}]\n"
+                       "axes: {batch: [1, 8, 32], context: [2048], k: [0, 1], alpha: [0.8]}\n")
+    code, _, err = roofline("report", refused, "--out", tmp_path / "r2")
+    assert code == 0, err
+    text = (tmp_path / "r2" / "report.md").read_text()
+    assert "On H100 SXM5 the drafter fits only at layouts where its engine runs no speculation" in text, text[:2000]
+    assert "fits at no point swept" not in text
