@@ -1514,5 +1514,7 @@ def hoist_profiles(argv: list[str]) -> list[str]:
     return front + rest
 
 
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # `python cli.py ...` from a checkout: as the installed `roofline` runs (roofline.launch)
+    from roofline.launch import run as launch
+
+    launch(sys.modules[__name__])

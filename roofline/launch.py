@@ -86,7 +86,10 @@ def stop_on_sigterm() -> None:
         signal.signal(signal.SIGINT, terminate)
 
 
-def run() -> None:
+def run(cli_module=None) -> None:
+    """The executable's body; `cli_module` is cli.py's module where cli.py runs as a script (`python cli.py ...`:
+    the same signal handling and figure workers as the installed executable; qa372: Ctrl-C hung it, SIGTERM left
+    staging folders behind), else cli is imported."""
     try:
         from roofline import plot_jobs
     except KeyboardInterrupt:  # Ctrl-C in the first import (qa189: a traceback): one line
@@ -101,9 +104,10 @@ def run() -> None:
 
             plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
         stop_on_sigterm()
-        import cli
+        if cli_module is None:
+            import cli as cli_module
 
-        cli.run()
+        cli_module.run()
     except Terminated:
         sys.stderr.write("terminated\n")
         raise

@@ -27,6 +27,8 @@ one worker or one job, `draw` draws in the calling process, one figure after ano
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -212,6 +214,8 @@ def _seed(workers: int, jobs, results) -> None:
     # raised inside matplotlib's import instead and printed a traceback beside a refusal (qa135)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     caller = os.getppid()
+    with contextlib.suppress(OSError):  # a process group of its own, its drawers' too: an abandoned pool whose pipes an
+        os.setpgid(0, 0)  # interrupted get or put left unreadable is ended whole (FigurePool.close; qa372: a hang)
     import roofline.plots  # noqa: F401
 
     context = multiprocessing.get_context("fork")
@@ -232,6 +236,9 @@ def _seed(workers: int, jobs, results) -> None:
                 results.put((None, None, RooflineError(f"figure worker {drawer.name}: ended with exit code {drawer.exitcode}")))
 
 
+ABANDON_WAIT_S = 3.0  # how long an abandoned pool's drawers get to finish the figure in hand before they are ended
+
+
 class FigurePool:
     """Figure drawers, started now (see the module docstring). Use as a context manager. `submit(job)` hands a
     job over at once (drawers start on it while the caller goes on), `collect()` returns the written paths of
@@ -248,6 +255,7 @@ class FigurePool:
             self._jobs, self._results = context.Queue(), context.Queue()
             self._seed = context.Process(target=_seed, args=(self._workers, self._jobs, self._results), name="roofline-figures")
             self._seed.start()
+            atexit.register(self._end)  # before multiprocessing's own exit hook, which would wait for it
 
     def submit(self, job: tuple) -> None:
         if self._seed is None:
@@ -292,17 +300,31 @@ class FigurePool:
             while abandon:
                 try:
                     self._jobs.get(timeout=0.05)
-                except queue.Empty:
+                except Exception:  # empty, or a pipe a Ctrl-C cut mid-message left unreadable
                     break
             for _ in range(self._workers):
                 self._jobs.put(None)
             if abandon and self._submitted == 0:
                 self._seed.terminate()
-            self._seed.join()
-            for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit
-                q.cancel_join_thread()
+            try:
+                self._seed.join(ABANDON_WAIT_S if abandon else None)
+            finally:  # a drawer stuck on a pipe an interrupted get or put left unreadable, or a Ctrl-C in this join
+                self._end()
+            atexit.unregister(self._end)
             self._seed = None
         self._waiting = []
+
+    def _end(self) -> None:
+        """End the seed's process group (the seed and its drawers) where the seed is still running: at exit (atexit:
+        a Ctrl-C while the pool drew or closed left the seed to multiprocessing's exit hook, which waited for it
+        forever, qa372: in 4 runs of 50 under load), or after an abandoned pool's grace, ABANDON_WAIT_S."""
+        if self._seed is not None and self._seed.is_alive():
+            with contextlib.suppress(OSError):
+                os.killpg(self._seed.pid, signal.SIGKILL)
+            self._seed.join()
+        if self._seed is not None:
+            for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit
+                q.cancel_join_thread()
 
     def __enter__(self) -> FigurePool:
         return self

@@ -57,8 +57,9 @@ def test_the_executable_sweeps_with_plots_and_a_bad_command_is_one_line(tmp_path
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])  # SIGHUP: a closed terminal, a dropped ssh session
-def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signame):
+@pytest.mark.parametrize("signame, entry", [("SIGTERM", "launch"), ("SIGHUP", "launch"),  # SIGHUP: a closed terminal
+                                            ("SIGTERM", "cli.py")])  # qa372: `python cli.py` left staging folders, silent
+def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signame, entry):
     import signal
     import time
 
@@ -69,8 +70,8 @@ def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signa
     # 6.5 million points, written in 1-million-point chunks: about 16 s here, so that a signal this (starved) test
     # process sends late still lands mid-sweep (CI once saw the 1.6-million-point sweep finish first: exit 0); the
     # signal ends it within a chunk, so a passing run takes about a second
-    code = "from roofline.launch import run; run()"
-    proc = subprocess.Popen([sys.executable, "-c", code, "sweep", str(scenario), "--out", str(tmp_path / "o"), "--no-plots"],
+    start = ["-c", "from roofline.launch import run; run()"] if entry == "launch" else [str(ROOT / "cli.py")]
+    proc = subprocess.Popen([sys.executable, *start, "sweep", str(scenario), "--out", str(tmp_path / "o"), "--no-plots"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not list(tmp_path.glob(".o.*")) and proc.poll() is None and time.monotonic() < deadline:

@@ -450,3 +450,46 @@ def test_a_dense_models_refused_layout_is_named_on_its_figures():
     assert len(refusals_drawn(meta, {"hardware": "h200", "model": "llama-3.1-8b", "tp": 1, "pp": 2})) == 1
     assert refusals_drawn(meta, {"hardware": "h200", "model": "llama-3.1-8b", "tp": 1, "pp": 1}) == []
     assert len(refusals_drawn(meta)) == 1
+
+
+@pytest.mark.slow
+def test_an_abandoned_pool_whose_drawer_does_not_finish_is_ended_with_its_drawers(monkeypatch):
+    """qa372: after a Ctrl-C, a drawer stuck on a pipe the interrupted caller left half-written kept the seed alive,
+    and the process hung at exit waiting for it; an abandoned pool now gives its drawers ABANDON_WAIT_S, then ends the
+    seed's process group, drawers included."""
+    import threading
+    import time
+
+    from roofline import plot_jobs
+
+    monkeypatch.setattr(plot_jobs, "_draw", lambda job: time.sleep(120))  # a drawer that never returns (forked with it)
+    monkeypatch.setattr(plot_jobs, "ABANDON_WAIT_S", 0.5)
+    pool = plot_jobs.FigurePool(2, workers=2)
+    if pool._seed is None:
+        pytest.skip("no fork on this platform: the pool draws in this process")
+    pool.submit(("never",))
+    time.sleep(1.0)  # the drawer has it in hand
+    group = pool._seed.pid
+    closing = threading.Thread(target=pool.close, kwargs={"abandon": True})
+    closing.start()
+    closing.join(60)
+    assert not closing.is_alive(), "close(abandon=True) waited for a drawer that never finishes"
+    time.sleep(0.5)
+    assert _running_in_group(group) == [], "the seed's group, its drawers with it, is still running"
+
+
+def _running_in_group(group: int) -> list[int]:
+    """The processes of process group `group` still running (not zombies: a killed drawer, reparented, waits for its
+    new parent to reap it), read from /proc."""
+    import os
+    from pathlib import Path
+
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            running.append(int(stat.parent.name))
+    return [pid for pid in running if pid != os.getpid()]
