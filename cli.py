@@ -533,7 +533,7 @@ def engines_diff(
     """Two engine profiles side by side: costs on a device, kernel counts, overrides, fits, a reference step.
 
     Every cost as it applies on the device, and what a reference model's decode step takes under each, in the layout
-    given (attention DP and EP, where the engines differ most for a MoE model: qa365)."""
+    given (attention DP and EP, where the engines differ most for a MoE model)."""
     from roofline.editing import diff_engines
 
     typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp, dp_attention, ep, pp))
@@ -1052,9 +1052,10 @@ def calibrate(
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
     from roofline.hardware import hardware_from_dict
     from roofline.harness.calibrate import profile_to_yaml, run_calibrate
-    from roofline.harness.runtime import check_cuda_graphs
+    from roofline.harness.runtime import check_cuda_graphs, check_device_name
     from roofline.yamlio import check_file_out, write_text_atomic
 
+    check_device_name(device)  # before PyTorch is looked for
     check_cuda_graphs(cuda_graphs, device)
 
     if out is not None:  # before minutes of measuring: a path that cannot be written fails now, not after them
@@ -1090,10 +1091,11 @@ def validate(
     cuda_graphs: Annotated[bool, typer.Option("--cuda-graphs", help=CUDA_GRAPHS_HELP)] = False,
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
-    from roofline.harness.runtime import check_cuda_graphs
+    from roofline.harness.runtime import check_cuda_graphs, check_device_name
     from roofline.harness.validate import run_validate
     from roofline.outputs import staged_dir
 
+    check_device_name(device)  # before PyTorch is looked for
     check_cuda_graphs(cuda_graphs, device)
 
     hw = None

@@ -101,7 +101,7 @@ from roofline.speculation import (
     speculates,
     unknown_method,
 )
-from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
+from roofline.units import format_seconds, format_si, rent_usd_per_hour, usd_per_million_tokens
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -275,6 +275,12 @@ def _shares_below(operators: dict, key: str, of) -> dict[str, float]:
         if float(op["bytes"]) > 0 and share < 0.995:
             out[name] = round(share, 4)
     return out
+
+
+def _gb(size_bytes: float) -> str:
+    """A memory size in a warning: '73.2 GB' (one decimal, as the engines' logs give it), or with the prefix its size
+    takes from 1 TB (qa372: 'needs 13434896.1 GB per device' beside the table's '13.4 PB')."""
+    return f"{size_bytes / 1e9:.1f} GB" if size_bytes < 1e12 else format_si(size_bytes, "B")
 
 
 SIXTEEN_BIT = ("bf16", "fp16", "fp32")  # weight dtypes that launch no quantisation kernels
@@ -821,8 +827,8 @@ def predict(
         out["experts_busiest_rank"] = _experts_a_pass(target, dep, batch, 1, "sequences_a_pass")
     if not fits:
         out["warnings"].append(
-            f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
-            f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
+            f"does not fit in memory: needs {_gb(out['memory_needed_bytes'])} per device of "
+            f"{_gb(out['usable_memory_bytes'])} usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     # the caveats on the engine's evidence (priors, fits, optimism) describe a deployment: none where it does not run on
     # the device (TensorRT-LLM on an MI300X said them beside saying so)
@@ -999,13 +1005,13 @@ def predict(
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > drafter_usable
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
-                                   f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {drafter_usable / 1e9:.1f} GB usable "
+                                   f"{_gb(spec['drafter_memory_bytes'])} of {_gb(drafter_usable)} usable "
                                    f"(it holds the drafter for {spec['drafter_device_max_batch']:,} sequences; the target's "
                                    f"devices {spec['target_max_batch']:,})")
         elif not spec["fits_in_memory"]:
             # a drafter on the target's devices is inside their usable memory: a share of the free memory moves with it
             usable = drafter_usable if draft_hw is None else out["usable_memory_bytes"]
-            with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {usable / 1e9:.1f} GB "
+            with_drafter = (f"{_gb(spec['memory_needed_bytes'])} per device of {_gb(usable)} "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
             verified = f"N + 1 = {tree_nodes + 1}" if tree_nodes is not None else "k + 1"  # a tree's (qa346)
             what = (f"with the KV of the {verified} tokens a pass verifies" if draft_hw is not None or method == "ngram" else
@@ -1015,7 +1021,7 @@ def predict(
                 # (qa101: after the batch and fit notes, where the README says a point that does not fit says so first)
             else:
                 out["warnings"][memory_warning] = (f"does not fit in memory: {what} it needs {with_drafter}; "
-                                                   f"plain decoding {out['memory_needed_bytes'] / 1e9:.1f} GB (max batch {out['max_batch']:,})")
+                                                   f"plain decoding {_gb(out['memory_needed_bytes'])} (max batch {out['max_batch']:,})")
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng, shared_prefix))  # a cached prefix not prefilled again
@@ -1026,8 +1032,8 @@ def predict(
         if not bool(alone["fits_in_memory"]):  # qa246: a 120,000-token prompt on an L4 priced a TTFT of 65 s, unsaid
             tokens = f"{prompt:,} prompt" + (f" and {output_len:,} output tokens" if output_len else " tokens")
             out["warnings"].append(f"a request of {tokens} does not fit in memory even alone: its KV cache and the "
-                                   f"weights need {float(alone['memory_needed_bytes']) / 1e9:.1f} GB per device of "
-                                   f"{float(alone['usable_memory_bytes']) / 1e9:.1f} GB usable, so no engine runs it; the "
+                                   f"weights need {_gb(float(alone['memory_needed_bytes']))} per device of "
+                                   f"{_gb(float(alone['usable_memory_bytes']))} usable, so no engine runs it; the "
                                    "time to first token and the serving terms are priced as asked")
         if output_len is None and prompt > context:  # qa217: a 5,000-token prompt decoded at a context of 1,024, unsaid
             out["warnings"].append(f"prompt {prompt:,} is longer than the context {context:,} the step is priced at: a "

@@ -33,7 +33,17 @@ import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from roofline.errors import FIELD_LINES, RooflineError, UnreadableProfile, WrongKind, closest_names, field_error, warn, with_line
+from roofline.errors import (
+    FIELD_LINES,
+    RooflineError,
+    RooflineWarning,
+    UnreadableProfile,
+    WrongKind,
+    closest_names,
+    field_error,
+    warn,
+    with_line,
+)
 from roofline.profiles import (
     FOLDERS,
     PROFILE_SUFFIXES,
@@ -670,16 +680,18 @@ def _load_rt(text: str, where: str):
         raise RooflineError(f"{where}: cannot be edited: {str(exc).splitlines()[0][:200]}") from None
 
 
-def validate_text(kind: str, text: str, path: Path, extra_dirs: tuple = ()) -> object:
+def validate_text(kind: str, text: str, path: Path, extra_dirs: tuple = (), sweep_notes: bool = True) -> object:
     """Validate profile text of `kind` as if it were the file `path` (profiles it names looked up with `extra_dirs`,
     as validate_data does): the spec, or a RooflineError."""
-    return validate_data(kind, _top_mapping(load_yaml_text(text, str(path)), path), path, extra_dirs)
+    return validate_data(kind, _top_mapping(load_yaml_text(text, str(path)), path), path, extra_dirs, sweep_notes)
 
 
-def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
+def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = (), sweep_notes: bool = True):
     """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name; an engine's
     `costs_from` is looked up on the search path with `extra_dirs`; a scenario's configs are loaded, so that an
-    unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
+    unknown profile or a layout its model cannot take fails here as it would in a sweep). Without `sweep_notes`
+    (`scenarios new` and `set`: a file written, nothing swept) the warnings loading a scenario's configs gives, of what
+    it would sweep, are counted in one line, not said (qa372: 22 lines after a copy)."""
     if "type" in data and (data["type"].strip().lower() if isinstance(data["type"], str) else data["type"]) != kind:
         # `hw set type=model` would turn a hardware file into an unreadable model; 'Hardware' is read as profiles.kind_of reads it
         raise field_error(str(path), "type", f"{kind} (this is {'an' if kind[0] in 'aeiou' else 'a'} {kind} profile)",
@@ -718,10 +730,20 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.grid import load_configs
 
         try:
-            with warnings_named(path):  # the sweep's warnings (batch above a cap, gains optimistic) say which file
-                load_configs(spec, tuple(extra_dirs))
+            with warnings.catch_warnings(record=not sweep_notes) as notes:
+                if not sweep_notes:
+                    warnings.simplefilter("always", RooflineWarning)
+                with warnings_named(path):  # the sweep's warnings (batch above a cap, gains optimistic) say which file
+                    load_configs(spec, tuple(extra_dirs))
         except RooflineError as err:  # a profile lookup names no file: this one
             raise RooflineError(str(err) if str(err).startswith(str(path)) else f"{path}: {err}") from None
+        said = list(dict.fromkeys(str(w.message) for w in notes or () if issubclass(w.category, RooflineWarning)))
+        for w in notes or ():  # another kind of warning goes on as it came
+            if not issubclass(w.category, RooflineWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if said:
+            warn(f"{path}: its sweep will say {len(said)} note{'s' if len(said) != 1 else ''} on what it sweeps "
+                 f"(roofline scenarios validate {Path(path).stem} says {'them' if len(said) != 1 else 'it'} now)")
     return spec
 
 
@@ -1313,7 +1335,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         header.append(hand_set_line(sorted(marked)))
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
-        spec = validate_text(kind, text, target, extra_dirs)
+        spec = validate_text(kind, text, target, extra_dirs, sweep_notes=False)
     except RooflineError as exc:
         _source_fault(kind, source, extra_dirs, exc, target)  # a broken --from file is named, with its line (qa108)
         message = str(exc)  # the copy is not written: said, so no one looks for the file the error names (qa114)
@@ -1658,7 +1680,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     try:
-        spec = validate_text(kind, text, path, extra_dirs)
+        spec = validate_text(kind, text, path, extra_dirs, sweep_notes=False)
     except RooflineError as exc:  # the field's line in the file on disk, as validate says it (qa340; a field the edit
         load_yaml_text(unix, str(path), lines=True)  # adds: its enclosing one's, else none)
         raise with_line(str(path), exc) from None

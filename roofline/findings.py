@@ -349,7 +349,7 @@ def _flops_when_nothing_pays(spec: pd.DataFrame, meta: dict) -> Finding:
     row = at[same_alpha(at["alpha"], a_main)].sort_values("speedup").iloc[-1]
     text = (f"Speculation pays at no point of this sweep: every point's best k is 0 (plain decoding). At "
             f"{_acceptance_text(a_main, meta)} and the smallest k swept, {k1}, its most favourable point "
-            f"({_model(meta, row['model'])} on {_hw(meta, row['hardware'])}, batch {int(row['batch'])}) computes "
+            f"({_model(meta, row['model'])} on {_hw(meta, row['hardware'])}, batch {int(row['batch']):,}) computes "
             f"{_x(row['flops_ratio'])} the FLOPs of plain decoding per generated token and reads {_x(row['bytes_ratio'])} "
             f"the bytes, and takes {_x(row['time_ratio'])} the time: the drafter's work and the rejected positions cost "
             "more than the tokens they add.")
@@ -392,7 +392,7 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                  if k_hi > k_lo else f"the best k is {k_lo} at α = {numeric[0]:g} and {at_least}{k_hi} at α = {numeric[-1]:g}")
     text = (
         f"At {_acceptance_text(a_main, meta)} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
-        f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}"
+        f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch']):,}"
         f"{at_context}), "
         f"speculation computes {_x(row['flops_ratio'])} "
         f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
@@ -502,7 +502,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         capped = [f"at least {int(r.break_even_batch):,} on {_hw(meta, h)} (" + (f"{_n(r.ridge)} FLOP/B; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
                      f"the largest batch that fits{_at_k(r, 'k_at_break_even', ' at')}; {r.speedup_at_largest_fitting_batch:.2f}× at "
-                     f"batch {int(r.largest_fitting_batch)}, the largest swept that fits{_at_k(r, word=', with')}"  # qa101: 148 was k 1's,
+                     f"batch {int(r.largest_fitting_batch):,}, the largest swept that fits{_at_k(r, word=', with')}"  # qa101: 148 was k 1's,
                      if r.break_even_batch > r.largest_fitting_batch else  # read as the k = 2 named after it
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there{_at_k(r)}") + ")" for h, r in t[fitting].iterrows()]
@@ -627,7 +627,7 @@ def _dips_text(t: pd.DataFrame, meta: dict) -> str:
     dips = t[t["first_losing_batch"].notna()] if "first_losing_batch" in t else t.iloc[:0]
     if not len(dips):
         return ""
-    parts = [f"{_hw(meta, r.hardware)} first at batch {int(r.first_losing_batch)} ({r.speedup_at_first_losing_batch:.3f}×)"
+    parts = [f"{_hw(meta, r.hardware)} first at batch {int(r.first_losing_batch):,} ({r.speedup_at_first_losing_batch:.3f}×)"
              for r in dips.itertuples()]
     return (f"Below the break-even it dips under 1 on {_list(parts)}, and pays again at larger batches: the break-even "
             "is the largest batch that pays, not every batch below it (predict names the batches that lose). ")
@@ -698,13 +698,13 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
     def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
         text = _above_cap_text(row, meta)
-        return f" (batch {int(row['batch'])}: its figures assume {text} raised)" if text else ""
+        return f" (batch {int(row['batch']):,}: its figures assume {text} raised)" if text else ""
 
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} "
-        f"(batch {int(b_best['batch'])}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
+        f"(batch {int(b_best['batch']):,}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
         f"{_largest_swept(b_best, base)}); "
-        + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
+        + (f"speculation matches that at batch {int(m['batch']):,} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed){capped(m)}, and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. ")
         + ((f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
@@ -773,7 +773,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         slower = "; slower than plain decoding" if not pays(row["speedup"]) else ""  # qa219: a 0.916x 'gain'
         late = (f"; an upper estimate: {OPTIMISTIC}" if pays(row["speedup"]) and optimistic(row["batch"], engine)
                 else "")  # (qa248: DeepSeek-V4-Flash's 2.11x at batch 64 said bare)
-        return (f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped}"
+        return (f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch']):,}{capped}"
                 f"{slower}{late})")
     sp_txt = [gain(m) for m in models]
     trend = {}  # each model's course over the batch at this context: (verb, path)
@@ -899,7 +899,7 @@ def _course(values, batches) -> tuple[str, str]:
         turns.append(last)
     ups = [quoted[b] > quoted[a] for a, b in zip(turns, turns[1:])]
     if not ups:
-        return "holds", f"{_x(values[0])} from batch {int(batches[0])} to {int(batches[-1])}"
+        return "holds", f"{_x(values[0])} from batch {int(batches[0]):,} to {int(batches[-1])}"
     if len(ups) == 1:
         verb = "grows" if ups[0] else "falls"
     elif len(ups) == 2:
@@ -907,9 +907,9 @@ def _course(values, batches) -> tuple[str, str]:
                 else "falls, then partly recovers")
     else:
         verb = "rises and falls"
-    steps = [f"{' to' if len(ups) == 1 else ', up to' if up else ', down to'} {_x(values[t])} at batch {int(batches[t])}"
+    steps = [f"{' to' if len(ups) == 1 else ', up to' if up else ', down to'} {_x(values[t])} at batch {int(batches[t]):,}"
              for up, t in zip(ups, turns[1:])]
-    return verb, f"{_x(values[0])} at batch {int(batches[0])}" + "".join(steps)
+    return verb, f"{_x(values[0])} at batch {int(batches[0]):,}" + "".join(steps)
 
 
 def memory_split(df: pd.DataFrame) -> pd.DataFrame:
@@ -1510,7 +1510,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     text = (
         f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${format_usd_per_hour(price)} a device-hour)' if price else ''}"
         f"{context_text}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
-        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
+        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch']):,}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "
         f"{first_tiers}"
         + ((f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier "
@@ -1568,7 +1568,7 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                        else " (the drafter has no prefill of its own)")
     alpha = _acceptance_text(spec["alpha"], meta)
     ctx = _ctx(c_hi)
-    batch_text = f", batch {int(spec['batch'])}" if g["batch"].nunique() > 1 else ""  # which one, of several (qa135)
+    batch_text = f", batch {int(spec['batch']):,}" if g["batch"].nunique() > 1 else ""  # which one, of several (qa135)
     text = (
         f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
         f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}{batch_text}), "  # qa297: 4 ×, its own
@@ -1648,14 +1648,14 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         b = plain.loc[plain["baseline_tokens_per_s"].idxmax()]
         return Finding(title, f"Speculation fits in device memory at no point of this sweep (engine {engine}); plain "
                        f"decoding peaks at {_n(b['baseline_tokens_per_s'])} tokens/s ({_hw(meta, b['hardware'])}, "
-                       f"{_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
+                       f"{_model(meta, b['model'])}, batch {int(b['batch']):,}).", {})
     if fit.empty:
         return Finding(title, f"No point of this sweep fits in device memory (engine {engine}).", {})
     drafting = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")] if "method" in fit else fit[fit["k"] > 0]
     if drafting.empty:  # plain decoding's rows repeat over a k axis swept for another method: not speculation
         b = fit.loc[fit["tokens_per_s"].idxmax()]
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
-                       f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])})."
+                       f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch']):,})."
                        + _serving_text(b, meta, plain=True)
                        + _compared_plain(fit, b, meta) + _engine_said(df, engine), {})  # qa108: my-vllm's peak unsaid
     varying = _varying(drafting)
@@ -1695,11 +1695,11 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
     low = held.loc[held["batch"].idxmin()]
     smallest = ("" if int(low["batch"]) == int(top["batch"]) else
-                f" and {_x(low['speedup'])} at batch {int(low['batch'])} on the same config, "  # not a general batch-1 figure
+                f" and {_x(low['speedup'])} at batch {int(low['batch']):,} on the same config, "  # not a general batch-1 figure
                 f"{'the smallest swept' if int(low['batch']) == int(df['batch'].min()) else 'the smallest that fits there'}"
                 + ("" if tree else f" (k = {int(low['k'])})"))
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
-            f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
+            f"{_config_text(top, varying, meta)}, batch {int(top['batch']):,}, context {_ctx(top['context'])}, "
             f"{_acceptance_text(top['alpha'], meta)}, k = {int(top['k'])}{caveat}){smallest}; "
             + (f"{at_best}it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit"
                # the count spans every config swept, not the one named above (qa105: tp 4 and 8 read as tp 4's)
@@ -1837,7 +1837,7 @@ def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) 
         if method != str(top["method"]):
             best = rows.loc[rows["speedup"].idxmax()]
             parts.append(f"{METHOD_NAMES.get(method, method)} {'gains up to' if pays(best['speedup']) else 'at best'} "
-                         f"{_x(best['speedup'])} (batch {int(best['batch'])}"
+                         f"{_x(best['speedup'])} (batch {int(best['batch']):,}"
                          + ("" if best["k"] < 0 else f", k = {int(best['k'])}") + ")")  # a tree: no best k (-1)
     methods = set(same["method"].astype(str))
     shared = ("ngram" in methods and len(methods) > 1 and "alpha" in same and same["alpha"].notna().any())
@@ -1967,7 +1967,7 @@ def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
         price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
         cap = int(r["baseline_max_batch"]) if "baseline_max_batch" in r.index else 0
         held_by = f", memory holding {cap:,}" if cap > int(r["batch"]) else ""
-        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{held_by}{price}")
+        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch']):,}{held_by}{price}")
     at = ", ".join([f"context {int(top['context']):,}"] * ("context" in fit) + [_config_text(top, held, meta).lstrip(", ")] * bool(held))
     return f" At the largest swept batch that fits on each ({at}): " + "; ".join(parts) + "."
 
@@ -1995,7 +1995,7 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
             continue
         p = plain.loc[plain["batch"].idxmax()]
         if drafts.empty:
-            parts.append(f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain at batch {int(p['batch'])} (no drafting k fits)")
+            parts.append(f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain at batch {int(p['batch']):,} (no drafting k fits)")
             continue
         sp = drafts.loc[drafts["batch"].idxmax()]
         late |= optimistic(sp["batch"], engine)

@@ -1546,3 +1546,12 @@ def test_quantised_weights_predicted_slower_than_bf16_ones_say_so():
     dense = roofline.predict("h100-sxm", "llama-3.1-8b", weight_dtype="fp8", batch=8)  # faster than bf16: nothing said
     assert dense["step_time_s"] < roofline.predict("h100-sxm", "llama-3.1-8b", batch=8)["step_time_s"]
     assert not any("longer step here" in w for w in dense["warnings"])
+
+
+@pytest.mark.slow
+def test_a_memory_warning_gives_a_size_past_a_terabyte_its_prefix():
+    """qa372: 'needs 13434896.1 GB per device' beside the table's 13.4 PB; sizes below 1 TB keep the engines' GB."""
+    huge = roofline.predict("h100-sxm", "llama-3.1-8b", batch=100_000_000)
+    assert any(w.startswith("does not fit in memory: needs 13.4 PB per device of 73.6 GB usable") for w in huge["warnings"])
+    big = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8)
+    assert any(w.startswith("does not fit in memory: needs 143.8 GB per device of") for w in big["warnings"])

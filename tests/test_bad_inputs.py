@@ -84,3 +84,11 @@ def test_validate_reports_every_bad_file_of_a_folder_on_its_own_line(kind, roofl
     code, out, err = roofline("hw" if kind == "hardware" else "models", "validate", *paths)
     assert code == 2 and f"{len(paths)} of {len(paths)} files failed validation" in err
     assert out.count("\n") == len(paths) and "Traceback" not in out + err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["validate", "calibrate"])
+def test_an_unknown_device_is_said_before_pytorch_is_looked_for(roofline, command):
+    """qa372: `validate --device tpu` said PyTorch is not installed (where it is not), not that tpu is no device."""
+    code, _, err = roofline(command, "--device", "tpu")
+    assert code == 2 and err.strip() == "error: --device: expected cpu or cuda, found 'tpu'", err

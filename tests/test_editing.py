@@ -1794,12 +1794,19 @@ def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path
 @pytest.mark.slow
 def test_the_sweep_warnings_a_scenario_edit_raises_name_its_file(roofline, tmp_path, monkeypatch):
     """qa184: `scenarios new` / `set` printed the sweep's warnings (a batch above the engine's cap while speculating)
-    under no file name."""
+    under no file name; qa372: 22 of them after a copy, a file written and nothing swept: counted in one line now, and
+    `scenarios validate` says them, each under the file's name."""
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
     code, _, err = roofline("scenarios", "new", "sg-ft", "--from", "fast-tier", "--set", "engine=sglang")
     assert code == 0, err
     said = [line for line in err.splitlines() if line.startswith("warning:")]
-    assert said and all(line.startswith(f"warning: {tmp_path / 'sg-ft.yaml'}: ") for line in said), err
+    count = re.fullmatch(rf"warning: {re.escape(str(tmp_path / 'sg-ft.yaml'))}: its sweep will say (\d+) notes on what "
+                         r"it sweeps \(roofline scenarios validate sg-ft says them now\)", said[0]) if len(said) == 1 else None
+    assert count, err
+    code, _, err = roofline("scenarios", "validate", "sg-ft")
+    said = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(said) == int(count.group(1)), err
+    assert all(line.startswith(f"warning: {tmp_path / 'sg-ft.yaml'}: ") for line in said), err
     assert any("speculating under sglang: it runs at most 48" in line for line in said)
 
 

@@ -43,10 +43,16 @@ def require_torch():
     return torch
 
 
-def resolve_device(device: str):
-    """torch.device for 'cpu', 'cuda' or 'cuda:N'; an unknown or missing device is a one-line RooflineError."""
+def check_device_name(device: str) -> None:
+    """'cpu', 'cuda' or 'cuda:N', else a one-line RooflineError: said before PyTorch is looked for (qa372: --device tpu
+    was told PyTorch is not installed)."""
     if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
         raise RooflineError(f"--device: expected cpu or cuda, found {device!r}")
+
+
+def resolve_device(device: str):
+    """torch.device for 'cpu', 'cuda' or 'cuda:N'; an unknown or missing device is a one-line RooflineError."""
+    check_device_name(device)
     torch = require_torch()
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise RooflineError(f"--device {device}: no CUDA device is available to this PyTorch ({torch.__version__}); use --device cpu")
