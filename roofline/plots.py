@@ -551,13 +551,20 @@ def _fit_title(fig: Figure, room_px: float) -> None:
     if title is None or _extent_px([title], "x") <= room_px:
         return
     renderer = fig.canvas.get_renderer()
+
+    def width_px(text: str) -> float:
+        return Text(text=text, fontproperties=title.get_fontproperties(), figure=fig).get_window_extent(renderer).width
+
     lines = []
     for line in title.get_text().split("\n"):
-        probe = Text(text=line, fontproperties=title.get_fontproperties(), figure=fig)
-        width = probe.get_window_extent(renderer).width
-        pieces = math.ceil(width / room_px)  # as few lines as fit, of about equal length
-        chars = len(line) if pieces <= 1 else max(20, math.ceil(len(line) / pieces * 1.1))
-        lines.append(_tidy_breaks(textwrap.fill(line, chars, break_on_hyphens=False)))
+        pieces = math.ceil(width_px(line) / room_px)  # as few lines as fit, of about equal length
+        wrapped = line
+        for more in range(8):  # a line of wide letters (capitals: 'NVIDIA H100 SXM5') wider than its share of characters
+            chars = len(line) if pieces + more <= 1 else max(20, math.ceil(len(line) / (pieces + more) * 1.1))
+            wrapped = _tidy_breaks(textwrap.fill(line, chars, break_on_hyphens=False))  # ran off both edges (qa375):
+            if all(width_px(part) <= room_px for part in wrapped.split("\n")):  # one more line until each fits
+                break
+        lines.append(wrapped)
     title.set_text("\n".join(lines))
 
 

@@ -1685,3 +1685,24 @@ def test_a_placed_label_keeps_off_the_lines_drawn_across_its_point():
         dense = np.concatenate([np.linspace(a, b, 20) for a, b in zip(xy[:-1], xy[1:])])
         inside = (box.x0 <= dense[:, 0]) & (dense[:, 0] <= box.x1) & (box.y0 <= dense[:, 1]) & (dense[:, 1] <= box.y1)
         assert not inside.any(), (label.get_text(), box)
+
+
+def test_a_title_line_of_wide_letters_is_wrapped_until_each_line_fits():
+    """qa375: 'ma 3.1 70B · draft model Llama 3.2 1B on the target / h100-sxm (copy of NVIDIA H100 SXM5 80GB) / NVIDIA
+    L4 24GB · bf' ran off both edges: its share of characters measured from the average letter, capitals wider."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    from roofline.plots import _fit_title
+
+    fig = Figure(figsize=(5, 3), dpi=100)
+    FigureCanvasAgg(fig)
+    fig.suptitle("Fast tiers\n" + " / ".join(["NVIDIA HGX H100 SXM5 80GB", "AMD MI300X OAM", "NVIDIA GB200 NVL72"] * 3))
+    room = 0.95 * fig.bbox.width
+    _fit_title(fig, room)
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle
+    widths = [Text(text=line, fontproperties=title.get_fontproperties(), figure=fig).get_window_extent(renderer).width
+              for line in title.get_text().split("\n")]
+    assert len(widths) > 2 and max(widths) <= room, (widths, room)
