@@ -291,9 +291,10 @@ def _sixteen_bit_note(hw, target, batch: int, context: int, dep, eng, step_s: fl
     """Where weights the model ships in 16 bits are quantised (fp8, int8, fp4, ...) and the same point with bf16 weights takes a shorter
     step and fits in memory too: that said, with why (the kernels the engine launches to quantise a GEMM's activations
     and the quantised MoE's efficiency outweigh the bytes saved, at this batch); else ''."""
+    experts = "bf16" if target.moe is not None else None  # (qa376: given for a dense model, refused, said nothing)
     try:
         native = deployment(target, None, dep.kv_dtype, tp, dp_attention, ep, pp)
-        plain = for_engine(deployment(target, "bf16", dep.kv_dtype, tp, dp_attention, ep, pp, "bf16"), eng, target)
+        plain = for_engine(deployment(target, "bf16", dep.kv_dtype, tp, dp_attention, ep, pp, experts), eng, target)
     except RooflineError:
         return ""
     held = weight_bytes_by_class(target, dep)
@@ -305,12 +306,18 @@ def _sixteen_bit_note(hw, target, batch: int, context: int, dep, eng, step_s: fl
     if bf16_s >= step_s or not bool(capacity(hw, target, batch, context + 1, plain, shared_prefix=shared_prefix,
                                              engine=eng)["fits_in_memory"]):
         return ""
+    dequantised = any(weight_only(hw, d) for d in quantised)  # w8a16, int4; fp8 on a device without fp8 cores
+    activated = any(not weight_only(hw, d) for d in quantised)  # its activations quantised a GEMM: kernels launched
     moe = target.moe is not None and dep.dtype("experts") not in SIXTEEN_BIT
+    causes = ([f"the kernels that quantise a GEMM's activations ({eng.quant_kernels_per_gemm:g} a GEMM, each at least "
+               "its kernel latency)"] if activated and eng.quant_kernels_per_gemm else []) + (
+              [f"its weight-only GEMMs' efficiency ({eng.weight_only_efficiency:g}: they dequantise as they read)"]
+              if dequantised else []) + (
+              [f"its quantised MoE's efficiency ({eng.quantised_moe_efficiency:g})"] if moe and activated else [])
     return (f"{' and '.join(quantised)} weights take a longer step here than bf16 ones, which fit too "
-            f"({format_seconds(step_s)} against {format_seconds(bf16_s)}): under {eng.name} the kernels that quantise "
-            f"a GEMM's activations ({eng.quant_kernels_per_gemm:g} a GEMM, each at least its kernel latency)"
-            + (f" and its quantised MoE's efficiency ({eng.quantised_moe_efficiency:g})" if moe else "")
-            + f" outweigh the bytes they save at batch {batch:,}")
+            f"({format_seconds(step_s)} against {format_seconds(bf16_s)}): under {eng.name} "
+            + (" and ".join(causes) if causes else "their kernels' costs")
+            + (" outweighs" if len(causes) == 1 and not activated else " outweigh") + f" the bytes they save at batch {batch:,}")
 
 
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:

@@ -212,7 +212,7 @@ def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
         return ""
     if bool(row.get("computed_now", False)):  # frontier.plain_at_largest_fit's point past the swept batches
         swept = rows.loc[~rows["computed_now"].fillna(False).astype(bool), "batch"] if "computed_now" in rows else rows["batch"]
-        return (f"; the largest batch that fits, computed now: the sweep's batches stop at {int(swept.max()):,}"
+        return (f"; the largest batch that fits, computed now: the largest swept batch that fits is {int(swept.max()):,}"
                 if len(swept) else "; the largest batch that fits, computed now")
     cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
     return "; the largest swept batch that fits" + (f", memory holding up to {cap:,}" if cap > int(row["batch"]) else "")
@@ -1254,8 +1254,8 @@ def _smallest_batch(rows: pd.DataFrame, speed: str) -> tuple[int, float] | None:
 
 NO_DRAFTER_FITS = "the drafter fits at no point swept"
 NO_DRAFTER_RUNS = "no engine runs its draft model (another tokenizer than the target's: the warnings say which)"
-NO_DRAFTER_REFUSED = ("the drafter fits only at layouts where its engine runs no speculation (left out: the last "
-                      "sentence says which)")  # qa375: said as fitting nowhere
+NO_DRAFTER_REFUSED = ("the drafter fits only in rows no deployment runs (a layout or device its engine runs no "
+                      "speculation at: left out)")  # qa375: said as fitting nowhere; qa376: a device too
 
 
 def _drafting(rows: pd.DataFrame) -> pd.Series:
@@ -1432,9 +1432,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         k = int(t[f"k_{m:g}x_speculation"])
         if k > 0:
             point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
-            return (f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)}"
+            return (f" (batch {int(t[f'batch_{m:g}x_speculation']):,}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)}"
                     f"{capped(pd.Series([t[f'cap_{m:g}x_speculation']]))})")
-        plain_point = f"batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = 0"
+        plain_point = f"batch {int(t[f'batch_{m:g}x_speculation']):,}{t[f'config_{m:g}x_speculation']}, k = 0"
         if np.isfinite(t[f"drafting_premium_{m:g}x"]):
             point = pd.DataFrame({"batch": [t[f"drafting_batch_{m:g}x"]], "engine": [t[f"drafting_engine_{m:g}x"]]})
             return (f" ({plain_point}: drafting does not pay there; the cheapest point that drafts, batch "

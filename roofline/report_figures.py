@@ -532,7 +532,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
             said = ("no engine runs its draft\nmodel (another tokenizer):\nplain decoding only"  # qa331: said as no fit
                     if tiers.loc[hw, "no_drafter_why"] == NO_DRAFTER_RUNS else
-                    "the drafter fits only at\nlayouts its engine runs\nno speculation at:\nplain decoding only"
+                    "the drafter fits only in\nrows no deployment runs:\nplain decoding only"
                     if tiers.loc[hw, "no_drafter_why"] == NO_DRAFTER_REFUSED else  # (qa375)
                     "the drafter fits at\nno point swept here:\nplain decoding only")
             ax.text(0.97, 0.04, said, transform=ax.transAxes,  # the corner a cost curve rising to the right leaves

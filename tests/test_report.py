@@ -516,7 +516,7 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
     text = (tmp_path / "r" / "report.md").read_text()
     said = re.search(r"On H100 SXM5 \(8 × \$([0-9.]+) a device-hour\).*?costs \$([0-9.]+) per million tokens at ([0-9.]+) "
                      r"tokens/s per user \(batch ([0-9,]+), pp 2, no speculation; the largest batch that fits, computed now: "
-                     r"the sweep's batches stop at 64\)", text)
+                     r"the largest swept batch that fits is 64\)", text)
     assert said, text[:1500]
     batch = int(said.group(4).replace(",", ""))
     from roofline.api import predict
@@ -530,5 +530,5 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
     code, _, err = roofline("report", refused, "--out", tmp_path / "r2")
     assert code == 0, err
     text = (tmp_path / "r2" / "report.md").read_text()
-    assert "On H100 SXM5 the drafter fits only at layouts where its engine runs no speculation" in text, text[:2000]
+    assert "On H100 SXM5 the drafter fits only in rows no deployment runs" in text, text[:2000]
     assert "fits at no point swept" not in text
