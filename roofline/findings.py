@@ -212,8 +212,11 @@ def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
         return ""
     if bool(row.get("computed_now", False)):  # frontier.plain_at_largest_fit's point past the swept batches
         swept = rows.loc[~rows["computed_now"].fillna(False).astype(bool), "batch"] if "computed_now" in rows else rows["batch"]
+        cap = row.get("sequence_cap", float("nan"))
+        above = (f"; above the {int(cap):,} sequences {row['engine']} runs at once by default: it assumes that cap raised"
+                 if pd.notna(cap) and int(row["batch"]) > cap else "")
         return (f"; the largest batch that fits, computed now: the largest swept batch that fits is {int(swept.max()):,}"
-                if len(swept) else "; the largest batch that fits, computed now")
+                if len(swept) else "; the largest batch that fits, computed now") + above
     cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
     return "; the largest swept batch that fits" + (f", memory holding up to {cap:,}" if cap > int(row["batch"]) else "")
 

@@ -1010,8 +1010,25 @@ def plain_at_largest_fit(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple 
         same = same.sort_values("k", kind="stable")  # row drawn from keeps their labels (method eagle at k 0, the alpha
         labels = {c: same[c].iloc[0] for c in ("method", "alpha", "draft_hardware", "draft_placement")  # swept), so a
                   if c in df and len(same)}  # sweep of eagle reads as one of eagle (qa375's fix said 'method eagle')
-        added.append(now[now["batch"] == cap].assign(computed_now=True, **labels))
+        added.append(now[now["batch"] == cap].assign(computed_now=True, sequence_cap=_sequence_cap(row, extra_dirs),
+                                                       **labels))
     return pd.concat([df.assign(computed_now=False), *added], ignore_index=True) if added else df
+
+
+def _sequence_cap(row: pd.Series, extra_dirs: tuple = ()) -> float:
+    """The sequences a row's engine runs at once by default on its device (capacity.default_sequences in each
+    attention-DP group; NaN where the profile gives none or a profile does not load): a point computed above it assumes
+    that cap raised (qa376: the cheapest tier at batch 2,435 under vllm's 1,024, unsaid)."""
+    from roofline.capacity import default_sequences
+    from roofline.hardware import load_hardware
+    from roofline.serving import load_engine
+
+    try:
+        hw = load_hardware(str(row["hardware"]), extra_dirs)
+        sequences = default_sequences(load_engine(str(row["engine"]), extra_dirs).for_hardware(hw), hw)
+    except RooflineError:
+        return float("nan")
+    return float(sequences * int(row.get("dp_attention", 1) or 1)) if sequences else float("nan")
 
 
 def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = (),

@@ -319,8 +319,10 @@ class FigurePool:
         a Ctrl-C while the pool drew or closed left the seed to multiprocessing's exit hook, which waited for it
         forever, qa372: in 4 runs of 50 under load), or after an abandoned pool's grace, ABANDON_WAIT_S."""
         if self._seed is not None and self._seed.is_alive():
-            with contextlib.suppress(OSError):
+            try:
                 os.killpg(self._seed.pid, signal.SIGKILL)
+            except OSError:  # not its group yet (killed before its setpgid): the seed alone
+                self._seed.kill()
             self._seed.join()
         if self._seed is not None:
             for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit

@@ -531,4 +531,14 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
     assert code == 0, err
     text = (tmp_path / "r2" / "report.md").read_text()
     assert "On H100 SXM5 the drafter fits only in rows no deployment runs" in text, text[:2000]
+    short = tmp_path / "short.yaml"  # qa376: a computed tier above vllm's default 1,024 sequences, unsaid
+    short.write_text("name: short\nquestion: fast-tier-premium\nhardware: h100-sxm\nmodel: qwen3-0.6b\nmethod: eagle\n"
+                     "axes: {batch: [1, 8, 64, 512], context: [256], k: [0, 2], alpha: [0.8]}\n")
+    code, _, err = roofline("report", short, "--out", tmp_path / "r3")
+    assert code == 0, err
+    text = (tmp_path / "r3" / "report.md").read_text()
+    said = re.search(r"\(batch ([0-9,]+), no speculation; the largest batch that fits, computed now: the largest swept "
+                     r"batch that fits is 512; above the 1,024 sequences vllm runs at once by default: it assumes that cap "
+                     r"raised\)", text)
+    assert said and int(said.group(1).replace(",", "")) > 1024, text[:1500]
     assert "fits at no point swept" not in text
