@@ -2630,8 +2630,9 @@ def test_a_hexadecimal_number_is_said_as_one_and_an_unreadable_file_s_line_is_th
     """qa373: '0x40 GB' was told its unit was unknown; `edit` of a file that did not read named its line in the file,
     2 above the line the editor showed under the banner."""
     assert roofline("hw", "new", "g", "--from", "h100-sxm")[0] == 0
-    code, _, err = roofline("hw", "set", "g", "memory=0x40 GB")
-    assert code == 2 and "expected a decimal number with a unit, like '80 GB' (not hexadecimal" in err
+    for typed in ("0x40 GB", "-0x40 GB", "0b1 GB", "0o7 GB"):  # (qa376: the -0x, 0b and 0o forms untested)
+        code, _, err = roofline("hw", "set", "g", f"memory={typed}")
+        assert code == 2 and "expected a decimal number with a unit, like '80 GB' (not hexadecimal" in err, (typed, err)
     path = tmp_path / "user-profiles" / "g.yaml"
     lines = path.read_text().splitlines()
     bad = next(i for i, line in enumerate(lines) if line.startswith("  bf16:"))
