@@ -835,7 +835,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         gaps.sort(key=lambda g: (g[0], g[1]))  # qa96: ordered by c B / B' alone, 64 sweeps of gaps above configs that
         # fit thousands (a small bound, a cost that hardly falls) missed MI300X's gap to batch 608, the cheapest
         tried, best, place_best, failed, reading = 0, None, "", [], {}
-        for n, (_, bound, row, batches, place) in enumerate(gaps):
+        for n, (_, bound, label, batches, place) in enumerate(gaps):
             bar = (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN)
             if bound >= bar:
                 continue  # it cannot beat what is found (qa95: a cap of 8 configs missed a cheaper one)
@@ -845,7 +845,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                                f"are computed for at most {REFINE_CONFIGS_MAX} configs)"))  # (qa354: 'swept' read as the sweep's)
                 break
             tried += 1
-            row = rows.loc[row]  # the swept row the gap starts from, by its label
+            row = rows.loc[label]  # the swept row the gap starts from
             batch = int(row["batch"])
             where = f"{row['model']} on {row['hardware']} ({_layout(row)}, {row['engine']}, context {int(row['context']):,}" + "".join(
                 f", {label} {row[c]}" for c, label in DTYPE_LABELS if c in varied and str(row.get(c, ""))) + (  # qa102
@@ -937,8 +937,8 @@ def _likely_cost(batch: int, speed: float, cost: float, near: list[tuple[int, fl
                  min_tokens_per_s_per_user: float) -> float:
     """The cost a gap above a swept row (batch B, cost c, tokens/s per user v) likely reaches by batch `upper`, the
     order refine sweeps gaps in (an estimate, not a bound). A sequence's step u = 1 / v is carried along the mean slope
-    s of its secants to the swept batches `near` ((batch, tokens/s per user) of the config's next below and above B,
-    where swept; s >= 0, 0 without one): u(b) = u + s (b - B); speed holds while u(b) <= 1 / X, to
+    s of its secants to the swept batches `near` ((batch, tokens/s per user) of the config's next usable batch below B
+    and next swept batch above it, where there is one; s >= 0, 0 without one): u(b) = u + s (b - B); speed holds while u(b) <= 1 / X, to
     b' = min(upper, B + (1 / X - u) / s); cost per token goes as u(b) / b, so the likely least is c B u(b') / (u b'),
     or c where that is more (the cost rising with the batch)."""
     u = 1.0 / speed

@@ -507,13 +507,16 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
     """qa375: a batch axis stopping at 1,024 priced DeepSeek-V3's standard tier there, 24-51% above the largest batch that
     fits (as `cheapest` prices it), and moved every premium; the H100 panel, whose drafter fit only at pp 2, which
     vllm refuses to speculate at, said the drafter fit nowhere."""
-    scenario = tmp_path / "tiers.yaml"
-    scenario.write_text("name: tiers\nquestion: fast-tier-premium\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\n"
-                        "method: eagle\nlayouts: [{tp: 4, pp: 2}, {tp: 4}]\n"
-                        "axes: {batch: [1, 8, 32, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
-    code, _, err = roofline("report", scenario, "--out", tmp_path / "r")
-    assert code == 0, err
-    text = (tmp_path / "r" / "report.md").read_text()
+    def tiers(name: str, body: str) -> str:  # the report of a fast-tier scenario of `body`, its Markdown
+        scenario = tmp_path / f"{name}.yaml"
+        scenario.write_text(f"name: {name}\nquestion: fast-tier-premium\n{body}")
+        code, _, err = roofline("report", scenario, "--out", tmp_path / name)
+        assert code == 0, err
+        return (tmp_path / name / "report.md").read_text()
+
+    text = tiers("tiers", "hardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+                          "layouts: [{tp: 4, pp: 2}, {tp: 4}]\n"
+                          "axes: {batch: [1, 8, 32, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
     said = re.search(r"On H100 SXM5 \(8 × \$([0-9.]+) a device-hour\).*?costs \$([0-9.]+) per million tokens at ([0-9.]+) "
                      r"tokens/s per user \(batch ([0-9,]+), pp 2, no speculation; the largest batch that fits, computed now: "
                      r"the largest swept batch that fits is 64\)", text)
@@ -523,22 +526,16 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
 
     p = predict("h100-sxm", "llama-3.1-70b", batch=batch, context=2048, tp=4, pp=2)
     assert p["max_batch"] == batch and p["cost_usd_per_million_tokens"] == pytest.approx(float(said.group(2)), rel=2e-3)
-    refused = tmp_path / "refused.yaml"  # on H100 DeepSeek-V3 fits at tp 8 pp 2 alone, where vllm runs no speculation
-    refused.write_text("name: refused\nquestion: fast-tier-premium\nhardware: [h200, h100-sxm]\nmodel: deepseek-v3\n"
-                       "method: mtp\nlayouts: [{tp: 8}, {tp: 8, pp: 2}]\n"
-                       "axes: {batch: [1, 8, 32], context: [2048], k: [0, 1], alpha: [0.8]}\n")
-    code, _, err = roofline("report", refused, "--out", tmp_path / "r2")
-    assert code == 0, err
-    text = (tmp_path / "r2" / "report.md").read_text()
+    # on H100 DeepSeek-V3 fits at tp 8 pp 2 alone, where vllm runs no speculation
+    text = tiers("refused", "hardware: [h200, h100-sxm]\nmodel: deepseek-v3\nmethod: mtp\n"
+                            "layouts: [{tp: 8}, {tp: 8, pp: 2}]\n"
+                            "axes: {batch: [1, 8, 32], context: [2048], k: [0, 1], alpha: [0.8]}\n")
     assert "On H100 SXM5 the drafter fits only in rows no deployment runs" in text, text[:2000]
-    short = tmp_path / "short.yaml"  # qa376: a computed tier above vllm's default 1,024 sequences, unsaid
-    short.write_text("name: short\nquestion: fast-tier-premium\nhardware: h100-sxm\nmodel: qwen3-0.6b\nmethod: eagle\n"
-                     "axes: {batch: [1, 8, 64, 512], context: [256], k: [0, 2], alpha: [0.8]}\n")
-    code, _, err = roofline("report", short, "--out", tmp_path / "r3")
-    assert code == 0, err
-    text = (tmp_path / "r3" / "report.md").read_text()
+    assert "fits at no point swept" not in text
+    # qa376: a computed tier above vllm's default 1,024 sequences, unsaid
+    text = tiers("short", "hardware: h100-sxm\nmodel: qwen3-0.6b\nmethod: eagle\n"
+                          "axes: {batch: [1, 8, 64, 512], context: [256], k: [0, 2], alpha: [0.8]}\n")
     said = re.search(r"\(batch ([0-9,]+), no speculation; the largest batch that fits, computed now: the largest swept "
                      r"batch that fits is 512; above the 1,024 sequences vllm runs at once by default: it assumes that cap "
                      r"raised\)", text)
     assert said and int(said.group(1).replace(",", "")) > 1024, text[:1500]
-    assert "fits at no point swept" not in text
