@@ -1566,3 +1566,20 @@ def test_a_memory_warning_gives_a_size_past_a_terabyte_its_prefix():
     tb = roofline.predict("h100-sxm", "llama-3.1-8b", batch=10_000)  # past 1 TB: its prefix (qa376: untested)
     needs = next(w for w in tb["warnings"] if w.startswith("does not fit in memory: needs "))
     assert needs.startswith(f"does not fit in memory: needs {tb['memory_needed_bytes'] / 1e12:.3g} TB per device"), needs
+
+
+@pytest.mark.slow
+def test_quantised_weights_as_fast_as_bf16_ones_say_nothing():
+    """qa376's surviving mutant: the note is for a step longer than bf16's, not one as long (`>=`): at the bf16 step
+    itself nothing is said, a hair above it the note is."""
+    from roofline.api import _sixteen_bit_note
+    from roofline.layout import deployment
+    from roofline.serving import for_engine, load_engine
+
+    hw, target = roofline.load_hardware("h100-sxm"), roofline.load_model("qwen3-235b-a22b")
+    eng = load_engine("vllm").for_hardware(hw)
+    dep = for_engine(deployment(target, "fp8", "bf16", 8, 1, 1, 1), eng, target)
+    bf16_s = roofline.predict("h100-sxm", "qwen3-235b-a22b", tp=8, weight_dtype="bf16", batch=1, context=4096)["step_time_s"]
+    args = (hw, target, 1, 4096, dep, eng)
+    assert _sixteen_bit_note(*args, bf16_s, 0, 8, 1, 1, 1) == ""
+    assert "take a longer step here than bf16 ones" in _sixteen_bit_note(*args, bf16_s * (1 + 1e-9), 0, 8, 1, 1, 1)

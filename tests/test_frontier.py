@@ -1765,3 +1765,59 @@ def test_cheapest_leaves_ideal_out_beside_serving_engines_and_says_so(tmp_path, 
     assert code == 0 and "left out: the roofline bound" not in out and ", ideal (the roofline bound" in out
     df = pd.DataFrame({"engine": ["ideal", "ideal"]})
     assert without_bound(df)[1] == "" and len(without_bound(df)[0]) == 2  # ideal alone: kept
+
+
+def test_a_gaps_neighbours_are_the_usable_batch_below_and_the_first_swept_above_and_below_needs_nothing_swept_under():
+    """qa376's surviving mutants of _gaps: the likely cost's neighbour below is the config's next usable batch (not a
+    swept row that does not fit or has no price), its neighbour above the next swept batch (not the last); a 'below'
+    gap is swept only where no batch, usable or not, is swept under the smallest usable one, and that one is above 1.
+    The table's rows are shuffled: each config's are read in batch order."""
+    from roofline.frontier import COST, SPEED, _gaps, _likely_cost
+
+    rows = pd.DataFrame([  # (config, batch, tokens/s per user, cost, usable, max_batch)
+        ("a", 1, 100.0, 9.0, True, 64), ("a", 2, 1.0, 1.0, False, 64), ("a", 4, 80.0, 3.0, True, 64),
+        ("a", 8, 40.0, 2.0, True, 64), ("a", 16, 25.0, 1.5, True, 64),
+        ("b", 1, 90.0, 8.0, True, 20), ("b", 4, 70.0, 4.0, True, 20),  # every batch fast: above, to max_batch
+        ("c", 4, 30.0, 5.0, True, 64), ("c", 8, 20.0, 4.0, True, 64),  # every batch slow, none under 4: below
+        ("d", 2, 99.0, 1.0, False, 64), ("d", 4, 30.0, 5.0, True, 64),  # batch 2 swept (unusable): no gap below
+        ("e", 1, 30.0, 5.0, True, 64), ("e", 2, 20.0, 4.0, True, 64),  # the smallest usable is 1: nothing below
+    ], columns=["hardware", "batch", SPEED, COST, "usable", "max_batch"]).sample(frac=1.0, random_state=3)
+    rows.index = [f"r{i}" for i in range(len(rows))]
+    label = {(h, b): i for i, h, b in zip(rows.index, rows["hardware"], rows["batch"])}
+    gaps = {rows.loc[g[2], "hardware"]: g for g in _gaps(rows, ["hardware"], rows.index[rows["usable"]], 50.0)}
+    assert sorted(gaps) == ["a", "b", "c"]
+    likely, bound, at, batches, place = gaps["a"]
+    assert (at, list(batches), place) == (label["a", 4], [5, 6, 7], "between") and bound == pytest.approx(3.0 * 4 / 7)
+    assert likely == _likely_cost(4, 80.0, 3.0, [(1, 100.0), (8, 40.0)], 7, 50.0)
+    assert likely not in (_likely_cost(4, 80.0, 3.0, [(2, 1.0), (8, 40.0)], 7, 50.0),  # the neighbours a mutant reads
+                          _likely_cost(4, 80.0, 3.0, [(1, 100.0), (16, 25.0)], 7, 50.0))
+    likely, bound, at, batches, place = gaps["b"]
+    assert (at, batches, place) == (label["b", 4], range(5, 21), "above") and bound == pytest.approx(4.0 * 4 / 20)
+    assert likely == _likely_cost(4, 70.0, 4.0, [(1, 90.0)], 20, 50.0)
+    assert gaps["c"] == (5.0, 5.0, label["c", 4], range(1, 4), "below")
+
+
+@pytest.mark.slow
+def test_the_plain_point_at_the_largest_batch_that_fits_keeps_the_tables_labels_and_is_not_added_over_a_swept_batch():
+    """qa376's surviving mutants of plain_at_largest_fit: the point computed at max_batch carries its config's labels as
+    the table has them (a sweep of eagle: method eagle at k 0 and the alpha swept, not the plain sweep's 'none'), and
+    no point is computed where a swept batch lies between the largest that fits and max_batch."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import plain_at_largest_fit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                             "axes": {"batch": [1, 8], "context": [2048], "k": [0, 3], "alpha": [0.8]}})
+        out = plain_at_largest_fit(df, None)
+    (added,) = [row for _, row in out[out["computed_now"]].iterrows()]
+    cap = int(df[df["k"] == 0]["max_batch"].iloc[0])
+    assert cap > 8 and int(added["batch"]) == cap and bool(added["fits_in_memory"])
+    assert (added["method"], int(added["k"]), added["alpha"]) == ("eagle", 0, 0.8)
+    assert len(out) == len(df) + 1 and not out.loc[: len(df) - 1, "computed_now"].any()
+    unfit = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] < 8))  # batch 8 swept between 1 and the cap
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert "computed_now" not in plain_at_largest_fit(unfit, None)

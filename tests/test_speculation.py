@@ -953,3 +953,6 @@ def test_a_drafter_without_a_kv_cache_on_its_own_device_caps_no_batch():
     assert "l4 holds the drafter, which keeps no KV cache, for any number" in text and "4,611,686" not in text
     eagle = roofline.predict("a100-sxm-80gb", "vicuna-7b-v1.3", method="eagle", k=4, alpha=0.6, draft_hardware="l4")
     assert 0 < eagle["spec"]["drafter_device_max_batch"] < 2**40  # an EAGLE head keeps one: its cap is said
+    from roofline.tables import _caps_text  # at k 0 nothing is drafted: no drafter's cap said (qa376's surviving mutant)
+
+    assert _caps_text({**p["spec"], "k": 0}) == "" and "which keeps no KV cache" in _caps_text(p["spec"])
