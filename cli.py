@@ -6,6 +6,17 @@ Every bad input ends with one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # `python cli.py`: a Ctrl-C while this file imports and defines its commands (about 80 ms,
+    import signal as _signal  # before roofline.launch takes over) ends with one line, as the installed executable's does,
+    import sys as _sys  # not a traceback (qa376); launch.run puts Python's own handler back
+
+    def _interrupted_while_loading(signum, frame):
+        _sys.stderr.write("interrupted\n")
+        raise SystemExit(130)
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:  # ignored (a background job) stays ignored
+        _signal.signal(_signal.SIGINT, _interrupted_while_loading)
+
 import errno
 import json
 import math

@@ -91,6 +91,9 @@ def run(cli_module=None) -> None:
     the same signal handling and figure workers as the installed executable; qa372: Ctrl-C hung it, SIGTERM left
     staging folders behind), else cli is imported."""
     try:
+        if signal.getsignal(signal.SIGINT) is getattr(cli_module, "_interrupted_while_loading", False):  # cli.py's
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # while it loaded (one line, exit 130): Python's
+            # own from here on, as the installed executable's (stop_on_sigterm routes it; cleanup reads KeyboardInterrupt)
         from roofline import plot_jobs
     except KeyboardInterrupt:  # Ctrl-C in the first import (qa189: a traceback): one line
         sys.stderr.write("interrupted\n")

@@ -1,6 +1,8 @@
 """The `roofline` executable (roofline.launch): which commands start their figure workers before anything heavy
 is imported, the hand-over of those workers to the command, and the executable end to end."""
 
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +116,28 @@ def test_ctrl_c_while_the_figure_workers_start_is_one_line_not_a_traceback(monke
         for number, handler in previous.items():
             signal.signal(number, handler)
     assert stopped.value.code == 130 and capsys.readouterr().err == "interrupted\n"
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_cli_py_loads_is_one_line_and_python_s_handler_is_back_for_the_command(tmp_path):
+    """qa376: a Ctrl-C in the first ~80 ms of `python cli.py` (its own imports, before roofline.launch runs) printed a
+    traceback. Made deterministic: a `typer` found first on the path interrupts the process as cli.py imports it."""
+    for folder, after in (("typer", "time.sleep(5)"), ("ig/typer", "print('still here')\nraise SystemExit(3)")):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "__init__.py").write_text(f"import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n{after}\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    out = subprocess.run([sys.executable, "cli.py", "--version"], capture_output=True, text=True, cwd=ROOT, env=env,
+                         timeout=60)
+    assert (out.returncode, out.stderr) == (130, "interrupted\n"), out.stderr
+    ignored = subprocess.run([sys.executable, "cli.py", "--version"], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                             env={**env, "PYTHONPATH": f"{tmp_path / 'ig'}{os.pathsep}{ROOT}"},
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # a background job's
+    assert ignored.returncode == 3 and "still here" in ignored.stdout, ignored.stderr  # Ctrl-C stays ignored
+    probe = ("import signal\nfrom roofline import launch\nseen = []\n"  # the command runs under the installed
+             "def early(*a): pass\n"  # executable's handler (stop_on_sigterm's), or SIG_IGN where it was ignored
+             "class Cli:\n    _interrupted_while_loading = staticmethod(early)\n"
+             "    @staticmethod\n    def run(): seen.append(signal.getsignal(signal.SIGINT))\n"
+             "for before in (early, signal.SIG_IGN):\n    signal.signal(signal.SIGINT, before)\n    launch.run(Cli)\n"
+             "print(getattr(seen[0], '__name__', seen[0]), seen[1] is signal.SIG_IGN)\n")
+    out = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stdout.strip() == "terminate True", out.stderr
