@@ -628,10 +628,17 @@ def price_flip_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_
         notes.append(f"{what} ({hw} at ${format_usd_per_hour(float(prices[hw]))} a device-hour) stays the cheapest at "
                      f"this speed up to ${format_usd_per_hour(flip_usd_per_hour)} a device-hour, or while {other} "
                      f"(${format_usd_per_hour(float(prices[other]))}) rents above ${format_usd_per_hour(rival_flip_usd_per_hour)}: "
-                     f"{other}'s cheapest {kind} point as fast costs ${format_significant(float(rival[COST]))} per million "
-                     f"tokens ({format_significant(float(rival[SPEED]))} tokens/s per user, batch {int(rival['batch']):,}"
-                     + ("" if refined else "; among the swept rows") + "; the other prices held)")
+                     f"{other}'s cheapest {kind} point as fast ({_row_named(_with_kind(rival, kind), pick)}) costs "
+                     f"${format_significant(float(rival[COST]))} per million tokens ({format_significant(float(rival[SPEED]))} "
+                     "tokens/s per user" + ("" if refined else "; among the swept rows") + "; the other prices held)")
     return notes
+
+
+def _with_kind(row: pd.Series, kind: str) -> pd.Series:
+    """`row` with its `decoding` kind (a point computed now carries no decoding column): _row_named reads it."""
+    row = row.copy()
+    row["decoding"] = kind
+    return row
 
 
 def unchecked_note(unchecked: list[str]) -> str:
@@ -1200,20 +1207,22 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
 
 
 def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
-    """The known misses (serving.known_misses_at) of a frontier row's engine that its device, model, method (none for a
-    plain row) and batch (or any batch of a range) match; [] where a profile does not load. `cache` holds them by that
-    key."""
+    """The known misses (serving.known_misses_at) of a frontier row's engine, and of the shipped profiles priced with its
+    costs (serving.cost_sharers: the same prediction, whose misses its notes list too; qa377: vllm-v0's on MI300X said
+    under vllm, the margin that reverses the pick not), that its device, model, method (none for a plain row) and batch
+    (or any batch of a range) match; [] where a profile does not load. `cache` holds them by that key."""
     from roofline.hardware import load_hardware
     from roofline.model import load_model
-    from roofline.serving import known_misses_at, load_engine
+    from roofline.serving import cost_sharers, known_misses_at, load_engine
 
     batch = row["batch"]
     key = (str(row["engine"]), str(row["hardware"]), str(row["model"]), str(row["method"]) if row["decoding"] ==
            "speculation" else "none", batch if isinstance(batch, range) else int(batch))
     if key not in cache:
         try:
-            cache[key] = known_misses_at(load_engine(key[0], extra_dirs), load_hardware(key[1], extra_dirs),
-                                         load_model(key[2], extra_dirs), key[3], key[4])
+            engine, hw, model = load_engine(key[0], extra_dirs), load_hardware(key[1], extra_dirs), load_model(key[2], extra_dirs)
+            cache[key] = [miss for owner in (engine, *(other for other, _ in cost_sharers(engine)))
+                          for miss in known_misses_at(owner, hw, model, key[3], key[4])]
         except RooflineError:
             cache[key] = []
     return cache[key]
@@ -1287,8 +1296,7 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         answer, named = (now, "point computed now") if now is not None else (pick, "pick")
         if answer is None:
             continue
-        answer = answer.copy()
-        answer["decoding"] = kind  # (a point computed now carries no decoding column)
+        answer = _with_kind(answer, kind)
         fast = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)]
         if "context" in fast:
             fast = fast[fast["context"] == answer["context"]]
@@ -1314,8 +1322,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                     ratio = trade_ratio(costs[reach & inside], speeds[reach & inside], min_tokens_per_s_per_user,
                                         other[COST])
             if ratio == ratio:
-                notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine "
-                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} "
+                notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine's "
+                             f"prediction (said in its note) measured steps slower than predicted; the cheapest {kind} "
                              + ("swept " if unpriced else "") + f"point at {speed} "
                              f"of another deployment that no such miss matches ({_row_named(other, answer)}) costs "
                              f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured "
@@ -1343,8 +1351,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
                 best = (ratio, first, every, int(batches[inside][np.argmax(holds)]))  # the batch that holds longest
         if best is not None and best[0] >= FASTER_RATIO_MIN:
             ratio, first, every, at = best
-            notes.append(f"{_deployment_named(first, answer)} is at points where a known miss of its engine (roofline engines "
-                         f"show {first['engine']}) measured steps faster than predicted: steps of that deployment measured "
+            notes.append(f"{_deployment_named(first, answer)} is at points where a known miss of its engine's prediction "
+                         f"(roofline engines show {first['engine']}) measured steps faster than predicted: steps of that deployment measured "
                          f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it, at batch "
                          f"{at:,}, cheaper than the {kind} {named} (${format_significant(float(answer[COST]))} per million "
                          f"tokens) at {speed}" + ("" if every else " (taken at its swept batches: between them higher)"))
@@ -1483,7 +1491,8 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
-    notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
+    notes += [note] if (note := prices_note(pd.concat([frontier, _reachable(df, refused)]), meta, extra_dirs)) else []
+    # (the devices of every reachable row: the price flip notes compare with them; qa377: h200 named there, not here)
     notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined, extra_dirs, serving)
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}

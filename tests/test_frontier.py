@@ -1674,8 +1674,8 @@ def test_the_price_at_which_a_pick_flips_to_another_device_is_where_the_two_cost
             pick = picks[kind]
             found = re.match(r"the \w+ pick \(([\w-]+) at \$[\d.]+ a device-hour\) stays the cheapest at this speed up to "
                              r"\$([\d.]+) a device-hour, or while ([\w-]+) \(\$[\d.]+\) rents above \$([\d.]+): [\w-]+'s "
-                             r"cheapest \w+ point as fast costs \$[\d.]+ per million tokens \([\d.]+ tokens/s per user, batch "
-                             r"([\d,]+);", note)
+                             r"cheapest \w+ point as fast \(llama-3\.1-70b on [\w-]+ x \d+ \(tp 4\), vllm, batch ([\d,]+)[^)]*\) "
+                             r"costs \$[\d.]+ per million tokens \([\d.]+ tokens/s per user;", note)  # (qa377: its deployment named)
             assert found and found[1] == pick["hardware"], note
             rows = _candidates(df)
             rivals = rows[(rows["decoding"] == kind) & rows["fits_in_memory"] & (rows["hardware"] == found[3])
@@ -1706,8 +1706,11 @@ def test_the_price_flip_note_reads_the_point_computed_now_where_it_is_cheaper_th
     now = re.search(r"between swept batches, computed now: \$([\d.]+) at [\d.]+ tokens/s per user: qwen3-32b on (\S+) ", out)
     note = re.search(r"note: the plain point computed now \((\S+) at \$([\d.]+) a device-hour\) stays the cheapest at this "
                      r"speed up to \$([\d.]+) a device-hour, or while (\S+) \(\$([\d.]+)\) rents above \$([\d.]+): \S+ "
-                     r"cheapest plain point as fast costs \$([\d.]+) per million tokens", out)
+                     r"cheapest plain point as fast \(qwen3-32b on \S+ x \d \(tp \d\), sglang, batch [\d,]+\) costs \$([\d.]+) per "
+                     r"million tokens", out)
     assert now and note and note[1] == now[2], out
+    (priced,) = [line for line in out.splitlines() if line.startswith("note: priced at ")]  # both devices the note
+    assert all(f"{note[i]} ${note[j]}" in priced for i, j in ((1, 2), (4, 5))), priced  # compares (qa377: not its rival)
     point, rival = float(now[1]), float(note[7])
     assert float(note[3]) == pytest.approx(float(note[2]) * rival / point, rel=5e-3)  # 3-digit costs printed
     assert float(note[6]) == pytest.approx(float(note[5]) * point / rival, rel=5e-3)

@@ -1174,7 +1174,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
                         h200["cost_usd_per_million_tokens"])
     more = h200["cost_usd_per_million_tokens"] / answer["cost_usd_per_million_tokens"] - 1
     assert notes[0].startswith(f"the plain point computed now (deepseek-v3 on mi300x x 8 (tp 8), sglang, batch "
-                               f"{int(answer['batch'])}) is at a point where a known miss of its engine (said in its note) measured")
+                               f"{int(answer['batch'])}) is at a point where a known miss of its engine's prediction (said in its note) measured")
     assert f"(deepseek-v3 on h200 x 8 (tp 8), sglang, batch {int(h200['batch'])}) costs {more:.1%} more than it" in notes[0]
     assert f"measured {ratio:.3f}x the predicted or more ({1 - 1 / ratio:.1%} short)" in notes[0], notes[0]
     assert 1 < ratio < 1 + more + 1e-9  # the speed floor comes first here
@@ -1204,7 +1204,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     ratio = picks["plain"]["cost_usd_per_million_tokens"] / b200["cost_usd_per_million_tokens"]
     notes = miss_margin_notes(first, picks, 200.0, refused, (), {})
     assert picks["plain"]["hardware"] == "h200" and 0.5 <= ratio < 1 and len(notes) == 1, (ratio, notes)
-    assert notes[0].startswith("gpt-oss-120b on b200 x 8 (tp 8), sglang is at points where a known miss of its engine")
+    assert notes[0].startswith("gpt-oss-120b on b200 x 8 (tp 8), sglang is at points where a known miss of its engine's prediction")
     assert "make it, at batch 1, cheaper than the plain pick" in notes[0], notes[0]  # the batch the miss covers (qa322)
     assert f"steps of that deployment measured {ratio:.3f}x the predicted or less" in notes[0], notes
     # qa321: said too where its batch 1 is just too slow at the predicted step (the miss makes it fast enough)
@@ -1215,6 +1215,15 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     picks = cheapest(df, 200.0, refused)  # against H200's batch 8, B200's batch 1 is too far: not said
     assert picks["plain"]["cost_usd_per_million_tokens"] / b200["cost_usd_per_million_tokens"] < 0.5
     assert miss_margin_notes(df, picks, 200.0, refused, (), {}) == []
+    # qa377: under vllm, vllm-v0's miss on MI300X (priced with vllm's costs: the same prediction) was listed and its
+    # margin not said; under vllm-v0 it was
+    for engine in ("vllm", "vllm-v0"):
+        df = api.sweep({"name": "v", "hardware": ["mi300x", "b200"], "model": "deepseek-v3", "tp": 8, "engine": engine,
+                        "axes": {"batch": [1, 8, 16, 32, 64, 128], "context": [4096]}})
+        refused, _ = refused_layouts(df)
+        notes = miss_margin_notes(df, cheapest(df, 30.0, refused), 30.0, refused, (), refine(df, 30.0, refused))
+        assert len(notes) == 1 and f"(deepseek-v3 on mi300x x 8 (tp 8), {engine}, batch " in notes[0], (engine, notes)
+    assert not any("MI300X" in m["note"] for m in load_engine("vllm").known_misses)  # vllm-v0's, through cost_sharers
     with pytest.raises(RooflineError, match=r"known_misses\[0\]\.measured: expected slower or faster"):
         engine_from_dict({"name": "e", "source": "s", "known_misses": [{"note": "x", "measured": "slow"}]}, "e.yaml")
 
