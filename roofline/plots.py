@@ -397,17 +397,28 @@ def _panel_rows(df: pd.DataFrame, by: tuple[str, ...], key: tuple) -> pd.DataFra
     return df[mask]
 
 
-def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
+def _panel_title(meta: dict, key: dict, several_models: bool, said: frozenset = frozenset()) -> str:
+    """'NVIDIA H200 SXM 141GB, TP 2, context 2k': a panel's device, model (where several), config values and context;
+    the config columns `said` by the figure's title (_said_once) left out."""
     parts = [_name(meta, "hardware", key["hardware"])]
     if several_models:
         parts.append(_name(meta, "model", key["model"]))
-    parts += [label for c in PANEL_CONFIG_COLUMNS if c in key and (label := _config_label(meta, c, key[c]))]
+    parts += [label for c in PANEL_CONFIG_COLUMNS if c in key and c not in said and (label := _config_label(meta, c, key[c]))]
     if "context" in key:
         parts.append(f"context {_ctx(key['context'])}")
     refused = refusals_drawn(meta, key)  # qa231, qa237: a refused panel read as a gain
     if refused:
         parts.append(f"not run by {refused[0]['engine']}")
     return ", ".join(parts)
+
+
+def _said_once(meta: dict, by: tuple, keys: list[tuple], note: str) -> frozenset:
+    """The config columns every panel holds one value of that the subset note says ('TP 2 only'): said by the title,
+    not again in each panel's (qa377: 'engine vllm, fp8 weights, TP 2' in four panels under 'engine vllm only, fp8
+    weights only, TP 2 only')."""
+    said = note.split(", ")
+    return frozenset(c for i, c in enumerate(by) if c in PANEL_CONFIG_COLUMNS and len({key[i] for key in keys}) == 1
+                     and f"{_config_label(meta, c, keys[0][i])} only" in said)
 
 
 def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
@@ -671,12 +682,23 @@ FOOTER_GID = "roofline-footer"  # the footer's artist id: `arrange` keeps the pa
 def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str, gains: bool = True) -> None:
     """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
     figure's width in lines of about equal length (`_balanced_fill`). A setup part that the subset note names
-    ('engine vllm' beside 'engine vllm only') is said once, by the note. `gains`: whether the figure shows speculative
+    ('engine vllm' beside 'engine vllm only'), one of whose values it keeps or one of its items (_unsaid), is said once,
+    by the note. `gains`: whether the figure shows speculative
     gains (the footer's caveat on them: not on a figure of pass times, qa337)."""
-    parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part.replace(NBSP, ' ')} only" not in note.split(", ")]
+    parts = [part for part in (_unsaid(part, note.split(", ")) for part in _setup_line(meta, models).split(" · ")) if part]
     line = " · ".join([*parts, *([note] if note else [])])
     fig.suptitle("\n".join(_balanced_fill(part, title_chars(fig)) for part in (*what.split("\n"), line)))
     footer(fig, meta, gains)
+
+
+def _unsaid(part: str, said: list[str]) -> str:
+    """A title's setup part less what the subset note says ('X only' among `said`): '' where it is the part, or one of
+    its values ('TP 2 / TP 4 / TP 8' beside 'TP 2 only', qa377); else its items the note says left out ('fp8 weights,
+    bf16 KV' beside 'fp8 weights only': 'bf16 KV')."""
+    plain = part.replace(NBSP, " ")
+    if any(f"{value} only" in said for value in (plain, *plain.split(" / "))):
+        return ""
+    return ", ".join(item for item in part.split(", ") if f"{item.replace(NBSP, ' ')} only" not in said)
 
 
 def title_chars(fig: Figure) -> int:
@@ -880,8 +902,9 @@ def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, li
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
+    said = _said_once(meta, by, keys, note)
     for ax, key in zip(axes, keys):
-        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1))
+        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1, said))
         panels.append((ax, _panel_rows(df, by, key)))
     return fig, panels, models, note, _drawn_meta(meta, by, keys, 3)
 
@@ -1167,7 +1190,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         _log_axis(ax, "y")
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
         ax.set_ylabel("performance (TFLOP/s): roofs attainable, points achieved")
-        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
+        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1, _said_once(meta, by, keys, note))
                          + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
     top = (f"{_one(sorted(top_dtypes))} operators" if len(top_dtypes) == 1 and "" not in top_dtypes
            else "each panel's fastest dtype")

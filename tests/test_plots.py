@@ -612,7 +612,9 @@ def test_too_many_panels_keep_a_config_value_under_which_every_panel_has_points(
     title = fig._suptitle.get_text()
     assert title.startswith("Throughput vs batch size (no speculation)") and "with speculation" not in title
     roof = _figure("roofline", df, ops, meta)
-    assert all(title.get_text().split("\n")[0].endswith("TP 4") for title in (ax.title for ax in roof.axes if ax.get_subplotspec()))
+    # TP 4 said once, by the title's note, not again in each panel's title (qa377)
+    assert "TP 4 only" in roof._suptitle.get_text().replace("\n", " ")
+    assert not any("TP 4" in title.get_text() for title in (ax.title for ax in roof.axes if ax.get_subplotspec()))
 
 
 def test_without_a_shared_value_each_panel_keeps_its_first_config_that_fits():
@@ -1706,3 +1708,14 @@ def test_a_title_line_of_wide_letters_is_wrapped_until_each_line_fits():
     widths = [Text(text=line, fontproperties=title.get_fontproperties(), figure=fig).get_window_extent(renderer).width
               for line in title.get_text().split("\n")]
     assert len(widths) > 2 and max(widths) <= room, (widths, room)
+
+
+def test_a_title_says_a_value_its_note_keeps_once():
+    """qa377: 'TP 2 / TP 4 / TP 8 · ... TP 2 only' and 'fp8 weights, bf16 KV · ... fp8 weights only' in one title."""
+    from roofline.plots import NBSP, _unsaid
+
+    said = ["engine vllm only", "fp8 weights only", "TP 2 only"]
+    assert _unsaid(f"TP{NBSP}2 / TP{NBSP}4 / TP{NBSP}8", said) == ""
+    assert _unsaid(f"engine{NBSP}vllm", said) == ""
+    assert _unsaid("fp8 weights, bf16 KV", said) == "bf16 KV"
+    assert _unsaid("Llama 3.1 70B", said) == "Llama 3.1 70B" and _unsaid(f"TP{NBSP}4 / TP{NBSP}8", said) == f"TP{NBSP}4 / TP{NBSP}8"

@@ -476,6 +476,14 @@ def _save(fig, path: Path) -> None:
     fig.savefig(path, dpi=150, metadata={"Software": None})
 
 
+def _suptitle(fig, text: str) -> None:
+    """`text` as `fig`'s title, each of its lines wrapped to the figure's width (qa378: a run's notes, 'CUDA graphs;
+    measured under load; profile calibrated under load', ran the title off both edges)."""
+    from roofline.plots import _balanced_fill, title_chars
+
+    fig.suptitle("\n".join(_balanced_fill(line, title_chars(fig)) for line in text.split("\n")))
+
+
 def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path, title: str) -> None:
     fig, (ax,) = _figure(1, 5.2, 4.8, 2.6)
     lo = min(df["measured_s"].min(), df["predicted_s_engine"].min(), df["predicted_s_classic"].min()) * 1e3 * 0.8
@@ -500,7 +508,7 @@ def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path, title: str) -> Non
     ax.set_ylabel("predicted time (ms)")
     ax.set_aspect("equal")
     _legend_right(fig, [ax])
-    fig.suptitle(f"{title}: predicted against measured")
+    _suptitle(fig, f"{title}: predicted against measured")
     _save(fig, path)
 
 
@@ -562,7 +570,7 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
     axes[0].plot([], [], "k:", lw=1, label="predicted, classic max form")
     axes[0].add_line(Line2D([], [], color="k", marker="o", ls="", label="measured (bars: 25th-75th percentile)"))
     _legend_right(fig, axes)
-    fig.suptitle(f"{title}: step time against tokens in flight")
+    _suptitle(fig, f"{title}: step time against tokens in flight")
     _save(fig, path)
 
 
@@ -603,7 +611,7 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
     for ax in axes:
         ax.set_ylim(ymin, ymax)
     _legend_right(fig, axes)
-    fig.suptitle(f"{title} with its {draft.layers}-layer drafter: speculative speedup\n"
+    _suptitle(fig, f"{title} with its {draft.layers}-layer drafter: speculative speedup\n"
                  "measured: median of interleaved pairs, bars 25th-75th percentile")
     _save(fig, path)
 

@@ -144,6 +144,7 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
     def fake_validate(**kw):
         seen["validate"] = kw["dtype"]
         seen["graphs"] = kw["cuda_graphs"]
+        (kw["out_dir"] / "validation.md").write_text("x")
         return {"dtype": kw["dtype"]}
 
     def fake_calibrate(device, dtype="bf16", cuda_graphs=False):
@@ -155,6 +156,7 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
     runner, command = CliRunner(), cli.app
     result = runner.invoke(command, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
     assert result.exit_code == 0 and json.loads(result.stdout.strip().splitlines()[-1]) == {"dtype": "fp32"}
+    assert result.stdout.splitlines()[:-1] == [f"  {tmp_path / 'v' / 'validation.md'}"]  # what it wrote (qa378)
     runner.invoke(command, ["calibrate", "--dtype", "fp32"])
     assert seen == {"validate": "fp32", "calibrate": "fp32", "graphs": False}
     result = runner.invoke(command, ["validate", "--out", str(tmp_path / "w")])
@@ -428,3 +430,24 @@ def test_a_profile_calibrated_under_load_is_warned_about_and_said_in_validation_
     ablated = pd.DataFrame({"form": ["x"], "median_abs_error": [0.1], "p90_abs_error": [0.2], "max_abs_error": [0.3]})
     assert "**Profile calibrated under load**" in _markdown(df, {**summary, "profile_calibrated_under_load": True}, summary, ablated)
     assert "calibrated under load" not in _markdown(df, summary, summary, ablated)
+
+
+@pytest.mark.slow
+def test_every_validation_figures_title_line_fits_its_width_with_every_note(tmp_path, h100, monkeypatch):
+    """qa378: under load, 'validation-small-first4, fp32 (measured under load; profile calibrated under load):
+    predicted against measured' ran off both edges of the figure."""
+    import roofline.harness.validate as validate
+    from roofline.plots import title_chars
+
+    figures = []
+    monkeypatch.setattr(validate, "_save", lambda fig, path: figures.append(fig))
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    df = predict_rows(synthetic_rows(), h100, target, draft)
+    summary = {**summarize(df, "cuda"), "cuda_graphs": True, "load_average_at_start": 3.6, "cores": 2,
+               "profile_calibrated_under_load": True}
+    write_outputs(df, summary, summarize(df, "cuda", "classic"), h100, target, draft, tmp_path)
+    assert len(figures) == 3
+    for fig in figures:
+        lines = fig._suptitle.get_text().split("\n")
+        assert all(len(line) <= title_chars(fig) for line in lines), lines
+        assert "(CUDA graphs; measured under load; profile calibrated under load)" in " ".join(lines)
