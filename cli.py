@@ -1117,6 +1117,8 @@ def validate(
     with staged_dir(out, force, "validation") as tmp:
         summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype, shown_dir=out,
                                cuda_graphs=cuda_graphs)
+    for path in sorted(p for p in out.iterdir() if p.is_file() and not p.name.startswith(".")):  # what it wrote, as
+        typer.echo(f"  {path}")  # accuracy lists its files (qa378: validation.md, which explains the run, unnamed)
     typer.echo(json.dumps(summary))
 
 

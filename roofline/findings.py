@@ -1353,6 +1353,30 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
 
 
+def base_tier_costs(df: pd.DataFrame, meta: dict) -> dict[str, float]:
+    """{hardware: the cheapest tier without speculation's cost per million tokens} of `df` (tier_prices), for the
+    devices that price one: a report gives the fast-tier finding other engines' (`other_engine_base_costs`)."""
+    tiers = tier_prices(df, meta=meta)
+    return {str(h): float(c) for h, c in tiers["base_cost_usd_per_million_tokens"].items() if np.isfinite(float(c))}
+
+
+def _other_engines_tier(meta: dict, hw: str, cost: float) -> str:
+    """' Under sglang the cheapest tier without speculation on H100 SXM5 costs $0.105 per million tokens, 35% less.':
+    each other engine a report's sweep holds (meta's `other_engine_base_costs`, base_tier_costs of its rows) that
+    prices one on `hw`, against this finding's `cost` there (qa375: SGLang's tier 35% cheaper than the vllm one the
+    finding priced, unsaid)."""
+    said = []
+    for other, costs in ((meta or {}).get("other_engine_base_costs") or {}).items():
+        if hw not in costs:
+            continue
+        change = costs[hw] / cost - 1
+        said.append(f"under {other} the cheapest tier without speculation on {_hw(meta, hw)} costs ${_n(costs[hw])} per "
+                    "million tokens, " + (f"{-change:.0%} less" if change < -0.005 else f"{change:.0%} more"
+                                          if change > 0.005 else "the same"))
+    text = _list(said)
+    return f" {text[0].upper()}{text[1:]}." if said else ""
+
+
 def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine: prices of two engines are not tiers of one service
     engines = sorted(set(df["engine"].astype(str))) if "engine" in df else []
@@ -1536,6 +1560,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         text += f" Left out, nothing fitting in memory there: {', '.join(_hw(meta, h) for h in unfit)}."
     if len(engines) > 1:
         text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"
+    text += _other_engines_tier(meta, h0, float(t["base_cost_usd_per_million_tokens"]))
     text += (" The tiers with speculation are priced against a standard tier that does not speculate: a standard tier "
              "that speculates too costs its own cheapest point (`roofline cheapest`), and its 2× tier more.")  # (qa362)
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)

@@ -439,6 +439,25 @@ def _left_out_on(before, after) -> list[str]:
     return sorted(set(gone["hardware"].astype(str)))
 
 
+def _other_engine_base_costs(r: ScenarioResult, held: set[str], extra_dirs: tuple) -> dict[str, dict[str, float]]:
+    """{engine: {hardware: its cheapest tier without speculation's cost}} of each serving engine of a fast-tier
+    scenario's sweep but those `held` (the finding's) and ideal (the bound), each read as the question reads its own
+    rows (question_rows; at the most that fit, plain_at_largest_fit): the finding says them beside its own (qa375)."""
+    from roofline.findings import base_tier_costs, question_rows
+    from roofline.frontier import plain_at_largest_fit
+
+    out = {}
+    for engine in dict.fromkeys(r.df["engine"].astype(str)):
+        if engine in held or engine == "ideal":
+            continue
+        df, _, meta, _ = question_rows("fast-tier-premium", r.df[r.df["engine"].astype(str) == engine],
+                                       r.ops[r.ops["engine"].astype(str) == engine], r.meta)
+        costs = base_tier_costs(plain_at_largest_fit(df, meta, extra_dirs), meta)
+        if costs:
+            out[engine] = costs
+    return out
+
+
 def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list,
                   late: dict[str, list[str]]) -> None:
     """Run each scenario, appending its result to `results`, its finding to `found` and what the report finds of it to
@@ -463,6 +482,7 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
             from roofline.frontier import plain_at_largest_fit
 
             df = plain_at_largest_fit(df, meta, extra_dirs)
+            meta = {**meta, "other_engine_base_costs": _other_engine_base_costs(r, set(df["engine"].astype(str)), extra_dirs)}
         before = df
         df, left_out, refused_all = _without_refused_speculation(df, extra_dirs, meta)
         note += left_out

@@ -41,7 +41,8 @@ def predict_table(point: dict) -> str:
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
            if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else _step_aside(p) + ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
-        f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
+        f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}"
+        + ("   (not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ""),  # (qa377: quoted bare)
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
         + (f"  ({p['devices']} x ${format_usd_per_hour(p['price_usd_per_hour_per_device'])}/h; decoding only"
            + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
@@ -197,7 +198,9 @@ def predict_table(point: dict) -> str:
             + ("  (the largest batch that fits: memory ends the search, speculation still paying)"
                if spec.get("break_even_at_memory_limit") else "")
             + (": no batch fits with the drafter (max batch 0), whatever the speedup"  # qa299: read as never paying
-               if be is None and spec.get("max_batch") == 0 else "")
+               if be is None and spec.get("max_batch") == 0 else
+               ": speculation pays at no batch that fits"  # qa378: "none" said no why
+               if be is None and spec["k"] > 0 else "")
             + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
@@ -360,7 +363,8 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
     launched = " (its eager passes launch-bound)" if spec.get("draft_launch_bound") else ""  # qa326: unsaid
     if spec["draft_time_s"] > 0 and spec["method"] != "medusa" and step_s:  # Medusa's k heads run in one pass
         one = spec["draft_time_s"] / spec["k"]
-        launched += f" ({spec['k']} passes of {format_seconds(one)}, c = {one / step_s:.3g} of a decode step)"
+        launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}, c = {one / step_s:.3g} of "
+                     "a decode step)")  # (qa378: '1 passes')
     if spec["draft_busy_time_s"] == 0:  # n-gram lookup: no device pass to time (qa374: 'draft 0 s' beside ms)
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
                 "context, no pass of a drafter)")

@@ -91,4 +91,4 @@ def test_validate_reports_every_bad_file_of_a_folder_on_its_own_line(kind, roofl
 def test_an_unknown_device_is_said_before_pytorch_is_looked_for(roofline, command):
     """qa372: `validate --device tpu` said PyTorch is not installed (where it is not), not that tpu is no device."""
     code, _, err = roofline(command, "--device", "tpu")
-    assert code == 2 and err.strip() == "error: --device: expected cpu or cuda, found 'tpu'", err
+    assert code == 2 and err.strip() == "error: --device: expected cpu, cuda or cuda:N (a device index), found 'tpu'", err

@@ -539,3 +539,26 @@ def test_the_fast_tier_is_priced_at_the_largest_batch_that_fits_and_a_refused_dr
                      r"batch that fits is 512; above the 1,024 sequences vllm runs at once by default: it assumes that cap "
                      r"raised\)", text)
     assert said and int(said.group(1).replace(",", "")) > 1024, text[:1500]
+
+
+@pytest.mark.slow
+def test_the_fast_tiers_say_another_engines_cheapest_tier_beside_the_one_they_price(tmp_path, roofline):
+    """qa375: a report of vllm and sglang priced vllm's tiers ('engine vllm (of vllm, sglang)'), and SGLang's cheaper
+    standard tier was said nowhere."""
+    from roofline.api import predict
+
+    scenario = tmp_path / "ft2.yaml"
+    scenario.write_text("name: ft2\nquestion: fast-tier-premium\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                        "engine: [vllm, sglang, ideal]\nmethod: eagle\n"
+                        "axes: {batch: [1, 8, 32, 64, 256], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, _, err = roofline("report", scenario, "--out", tmp_path / "r")
+    assert code == 0, err
+    text = (tmp_path / "r" / "report.md").read_text()
+    mine = re.search(r"the cheapest tier without speculation costs \$([0-9.]+) per million tokens", text)
+    said = re.search(r" Under sglang the cheapest tier without speculation on H100 SXM5 costs \$([0-9.]+) per million "
+                     r"tokens, (\d+)% less\.", text)
+    assert mine and said and "under ideal" not in text.lower(), text[:3000]
+    batch = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=1, context=2048)["max_batch"]
+    theirs = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=batch, context=2048)["cost_usd_per_million_tokens"]
+    assert float(said[1]) == pytest.approx(theirs, rel=2e-3)
+    assert abs(int(said[2]) - 100 * (1 - float(said[1]) / float(mine[1]))) <= 1  # of the 3-digit costs printed

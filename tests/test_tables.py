@@ -319,6 +319,8 @@ def test_the_cost_of_a_point_that_does_not_fit_says_it_is_not_reachable():
     assert not p["fits_in_memory"] and p["cost_usd_per_million_tokens"] is not None
     assert "(1 x $3.00/h; decoding only; not reachable: fits in memory NO, below)" in predict_table(p)
     assert "not reachable" not in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024))
+    (line,) = [x for x in predict_table(p).splitlines() if x.startswith("  tokens/s per user ")]  # qa377: quoted bare
+    assert line.endswith("   (not reachable: fits in memory NO, below)"), line
 
 
 def test_a_compute_bound_step_says_how_much_of_its_time_is_in_compute_bound_operators():
@@ -649,6 +651,11 @@ def test_the_iteration_line_names_each_part_of_its_sum():
                              alpha=0.8, k=4, engine="ideal")
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
+    one = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=1)  # qa378: '1 passes of'
+    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, c = ", predict_table(one)), predict_table(one)
+    low = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.05, k=1)  # qa378: 'none', no why
+    assert low["spec"]["break_even_batch"] is None and low["spec"]["speedup"] < 1
+    assert "    break-even batch   none at k 1: speculation pays at no batch that fits\n" in predict_table(low)
     ngram = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="ngram", alpha=0.6, k=4)  # qa374: 'draft 0 s'
     line = re.search(r"iteration +(.*)", predict_table(ngram)).group(1)
     assert line == (f"{format_seconds(ngram['spec']['iteration_time_s'])} = verify "

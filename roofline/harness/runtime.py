@@ -22,6 +22,7 @@ to install it.
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -46,8 +47,8 @@ def require_torch():
 def check_device_name(device: str) -> None:
     """'cpu', 'cuda' or 'cuda:N', else a one-line RooflineError: said before PyTorch is looked for (qa372: --device tpu
     was told PyTorch is not installed)."""
-    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
-        raise RooflineError(f"--device: expected cpu or cuda, found {device!r}")
+    if device not in ("cpu", "cuda") and not re.fullmatch(r"cuda:[0-9]+", device):  # (qa376: 'cuda:x' passed)
+        raise RooflineError(f"--device: expected cpu, cuda or cuda:N (a device index), found {device!r}")
 
 
 def resolve_device(device: str):

@@ -1,5 +1,6 @@
 """The harness runtime: quartiles, interleaved rounds in order, device strings checked before torch loads."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -35,9 +36,12 @@ def test_an_unknown_device_is_one_line_before_torch_is_imported(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "torch", None)  # the device string is checked without torch
-    with pytest.raises(RooflineError, match="--device: expected cpu or cuda") as err:
+    with pytest.raises(RooflineError, match="--device: expected cpu, cuda or cuda:N") as err:
         resolve_device("tpu")
     assert "\n" not in str(err.value)
+    for name in ("cuda:x", "cuda:", "cuda:1 ", "cuda:-1"):  # qa376: 'cuda:x' passed, for PyTorch to refuse
+        with pytest.raises(RooflineError, match=re.escape(f"(a device index), found {name!r}")):
+            resolve_device(name)
     with pytest.raises(RooflineError, match="pip install"):
         resolve_device("cpu")
 
