@@ -76,6 +76,7 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
+    runs_on,
     speculating_engine,
     speculation_engine_notes,
     stage_split_dense_note,
@@ -868,6 +869,10 @@ def predict(
                  drafter_context_note(draft_spec, context) if method == "draft" and speculates(method, k) else ""):
         if note:
             out["warnings"].append(note)
+    # what no setup of the engine runs, speculating or not: its device, or its layout (qa379: the plain cost said
+    # nothing beside the speculative lines' note)
+    out["engine_refuses"] = [w for w in (engine_on_a_cpu(eng, hw) if not runs_on(eng, hw) else "",
+                                         stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep)) if w]
     refused = [w for w in out["warnings"] if f"no {eng.name} setup" in w]  # qa210: the 4th of 7, after notes on priors
     if refused:  # said first, after a memory refusal: what no engine of that name runs
         rest = [w for w in out["warnings"] if w not in refused]
@@ -1070,7 +1075,8 @@ def predict(
         _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes, shared_prefix,
                        (draft_spec, draft_vocab, draft_hw), spec_ttft_s)
     if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
-        out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch)
+        out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch,
+                                            layout=dep.describe())
     return out
 
 

@@ -1654,9 +1654,10 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     if runs.empty:  # qa146: every row refused, the finding headlined a layout no setup runs, in silence
         found = _generic(df, ops, meta)
         if len(plain_runnable(mine, tuple((meta or {}).get("profiles") or ()))) == len(mine):  # speculation alone refused
-            return replace(found, text=found.text + f" (Every speculative row of engine {engine} drafts in a way it does "
-                           "not run, a draft model of another tokenizer or a method it refuses there, so its figures with "
-                           "speculation describe no setup of it, its plain ones do: the sweep's warnings say which.)")
+            return replace(found, text=found.text + f" (Every speculative row of engine {engine} speculates in a way it "
+                           "runs no setup of, so its figures with speculation describe no setup of it, its plain ones do: "
+                           "the sweep's warnings say why: a method or draft model, a layout or a device.)")  # (qa379: a
+            # pp 2 refusal said as 'a draft model of another tokenizer or a method it refuses there')
         return replace(found, text=found.text + f" (Every row of engine {engine} is at a layout, on a device or with a "
                        "draft model it does not run, so these figures describe no setup of it: the sweep's warnings say "
                        "which.)")

@@ -1174,7 +1174,8 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
         if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it
             notes.append(running_cap_note(on_hw, hw, int(row["batch"]), dep))
             notes += known_miss_notes(engine, hw, model, str(row.get("method", "none")) if speculative else "none",
-                                      int(row["batch"]))  # a measured miss at such a point, as predict says it
+                                      int(row["batch"]), layout=dep.describe())
+            # a measured miss at such a point, as predict says it
         if "batch" in row and "context" in row and hw.cross_domain_latency_s(dep.tp):  # qa229: predict's, of this point
             from roofline.engine import cross_domain_tp_note, step_metrics
 
@@ -1216,13 +1217,14 @@ def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
     from roofline.serving import cost_sharers, known_misses_at, load_engine
 
     batch = row["batch"]
+    layout = _layout(pd.Series(row)) if "tp" in row else None  # (a deployment's dict without one: any layout)
     key = (str(row["engine"]), str(row["hardware"]), str(row["model"]), str(row["method"]) if row["decoding"] ==
-           "speculation" else "none", batch if isinstance(batch, range) else int(batch))
+           "speculation" else "none", batch if isinstance(batch, range) else int(batch), layout)
     if key not in cache:
         try:
             engine, hw, model = load_engine(key[0], extra_dirs), load_hardware(key[1], extra_dirs), load_model(key[2], extra_dirs)
             cache[key] = [miss for owner in (engine, *(other for other, _ in cost_sharers(engine)))
-                          for miss in known_misses_at(owner, hw, model, key[3], key[4])]
+                          for miss in known_misses_at(owner, hw, model, key[3], key[4], layout)]
         except RooflineError:
             cache[key] = []
     return cache[key]

@@ -336,7 +336,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, top, dep),
                      *(known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"],
-                                        f" for {model.name} on {hw.name}") if deployable else ()),
+                                        f" for {model.name} on {hw.name} at {dep.describe()}", dep.describe())
+                       if deployable else ()),
                      idle, rates_note, reuse, reach, longest, drafter_longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:

@@ -316,6 +316,8 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
         count = len({key[:grid] for key in keys}) if step == 1 else len(keys)  # first: model only if the grid alone is too big
         if count > most and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             before = len(keys)
+            if axis == "engine":  # a serving engine before ideal, the bound, as the report and cheapest lead with one
+                keys = sorted(keys, key=lambda key: key[by.index(axis)] == "ideal")  # (qa379: a sweep of [ideal, vllm] drew ideal's)
             keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine")
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue

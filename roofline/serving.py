@@ -1163,13 +1163,16 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     return engine
 
 
-KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "batch", "measured", "note")
+KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "layouts", "batch", "measured", "note")
+LAYOUT_TEXT = re.compile(r"tp [1-9][0-9]*(, dp-attention [1-9][0-9]*)?(, ep [1-9][0-9]*)?(, pp [1-9][0-9]*)?")  # describe_layout's
 MEASURED = ("slower", "faster")  # a known miss's `measured`: its step measured slower or faster than predicted
 
 
 def check_known_misses(where: str, value: object) -> tuple:
     """A profile's `known_misses`: a list of {hardware: GLOB, models: [GLOB, ...], model_classes: [...], methods: [...],
-    batch: [LOW, HIGH or null], measured: slower | faster, note: TEXT}, each key but `note` optional (absent: any;
+    layouts: ['tp 8', ...] (the layouts measured, as describe_layout writes them: qa379, a miss measured at tp 8 said
+    at tp 8 pp 2 and at DP attention), batch: [LOW, HIGH or null], measured: slower | faster, note: TEXT}, each key
+    but `note` optional (absent: any;
     `measured` absent: the direction not said); () where absent. A point matching every key given is said the note
     (known_miss_notes); `measured` lets cheapest say what size of such a miss would reverse its pick
     (frontier.miss_margin_notes)."""
@@ -1203,6 +1206,10 @@ def check_known_misses(where: str, value: object) -> tuple:
                                     and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
                 raise field_error(where, f"{at}.{key}", "a list of " + (" | ".join(choices) if choices else "names or globs"),
                                   item[key])
+        if "layouts" in item and not (isinstance(item["layouts"], list) and item["layouts"] and all(
+                isinstance(v, str) and LAYOUT_TEXT.fullmatch(v) for v in item["layouts"])):
+            raise field_error(where, f"{at}.layouts", "a list of layouts as predict writes them, like 'tp 8' or 'tp 1, "
+                              "dp-attention 8, ep 8' (tp, then dp-attention, ep and pp where above 1)", item["layouts"])
         if "measured" in item and item["measured"] not in MEASURED:
             raise field_error(where, f"{at}.measured", "slower or faster (the measured step against the predicted)",
                               item["measured"])
@@ -1220,11 +1227,12 @@ def check_known_misses(where: str, value: object) -> tuple:
     return tuple(out)
 
 
-def known_misses_at(engine: ServingEngine, hw, model, methods, batches) -> list[dict]:
+def known_misses_at(engine: ServingEngine, hw, model, methods, batches, layout: str | None = None) -> list[dict]:
     """The entries of `engine`'s known_misses that a point (or, with several `batches` and `methods`, a sweep's config
     at any of them) matches: its device's engine family (hw.engine_family, as `overrides` match it: a copy of an MI300X
     profile is one; qa306) the `hardware` glob, its model a glob of `models`, its class (model_class) one of
-    `model_classes`, a method (none for plain decoding) one of `methods`, a batch within `batch`."""
+    `model_classes`, a method (none for plain decoding) one of `methods`, its `layout` (describe_layout's text; None:
+    any) one of `layouts`, a batch within `batch`."""
     sizes = [int(b) for b in (batches if hasattr(batches, "__iter__") else [batches])]
     methods = {methods} if isinstance(methods, str) else set(methods)
     out = []
@@ -1234,6 +1242,7 @@ def known_misses_at(engine: ServingEngine, hw, model, methods, batches) -> list[
                 or "models" in miss and not any(fnmatch.fnmatch(model.name, g) for g in miss["models"])
                 or "model_classes" in miss and model_class(model) not in miss["model_classes"]
                 or "methods" in miss and not methods & set(miss["methods"])
+                or "layouts" in miss and layout is not None and layout not in miss["layouts"]
                 or not any(low <= b and (high is None or b <= high) for b in sizes)):
             continue
         out.append(miss)
@@ -1272,7 +1281,8 @@ def _resolved(path: str) -> Path:
     return Path(path).resolve()
 
 
-def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:
+def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "",
+                     layout: str | None = None) -> list[str]:
     """The notes of the known misses a point matches (known_misses_at), `engine`'s own and those of the shipped
     profiles priced with its costs (cost_sharers: the same prediction). Said, never used to correct the prediction:
     these are measured misses the model does not explain. `subject` (' for deepseek-v3 on mi300x') names a sweep's
@@ -1283,7 +1293,7 @@ def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject
                "throughput is the measured x (1 + x); x% long: the predicted step is the measured x (1 + x); "
                "docs/ACCURACY.md, \"Where the model still misses\")"
                if re.search(r"% (?:short|high|long)\b", miss["note"]) else "")  # (qa323: said of notes without such figures)
-            for owner, how in owners for miss in known_misses_at(owner, hw, model, methods, batches)]
+            for owner, how in owners for miss in known_misses_at(owner, hw, model, methods, batches, layout)]
 
 
 def _nvidia_only(data: dict, where: str) -> bool:

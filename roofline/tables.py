@@ -42,10 +42,13 @@ def predict_table(point: dict) -> str:
            if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else _step_aside(p) + ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}"
-        + ("   (not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ""),  # (qa377: quoted bare)
+        + ("   (not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else "")  # (qa377: quoted bare)
+        + (f"   (no {p['engine']} setup runs it: the warning that says so tells why)" if p.get("engine_refuses") else ""),
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
         + (f"  ({p['devices']} x ${format_usd_per_hour(p['price_usd_per_hour_per_device'])}/h; decoding only"
-           + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
+           + ("; not reachable: fits in memory NO, below" if not p["fits_in_memory"] else "")
+           + (f"; no {p['engine']} setup runs it: the warning that says so tells why" if p.get("engine_refuses") else "")
+           + ")"  # (qa379: said beside the speculative lines only)
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
@@ -284,7 +287,7 @@ def _pipeline_text(p: dict) -> str:
 def _unreachable_text(spec: dict, p: dict) -> str:
     """'  (not reachable: fits in memory NO with the drafter, below)' or '  (no sglang setup runs it: ...)' beside
     a speculative figure no deployment reaches (qa231: a speedup of 2.55x and its cost read as a gain)."""
-    if spec.get("engine_refuses"):
+    if spec.get("engine_refuses") or p.get("engine_refuses"):  # the speculation refused, or the whole point (qa379)
         return f"  (no {p['engine']} setup runs it: the warning that says so tells why)"
     if spec["k"] > 0 and not spec["fits_in_memory"]:
         return f"  (not reachable: fits in memory NO {_fit_with(spec)}, below)"
@@ -1090,7 +1093,10 @@ def engine_table(e) -> str:
         ("quantised MoE efficiency", f"{e.quantised_moe_efficiency:g} (routed experts in fp8 / fp4 / int8; the lower of it and the next where they dequantise)"),
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
-        ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
+        ("all-to-all latency", format_seconds(e.all_to_all_latency_s) + (
+            " (DeepEP's dispatch and combine, moe_dispatch per_rank or per_pair: not this profile's allgather, whose "
+            "collectives pay the all-reduce latency)" if e.moe_dispatch == "allgather" else
+            " (its expert dispatch's and combine's fixed cost each)")),  # (qa379: read as the allgather dispatch's)
         ("MoE dispatch", f"{e.moe_dispatch}: " + ("every rank's tokens gathered to every rank by an all-reduce and the "
                                                    "outputs all-reduced (dp_gather allreduce)"  # qa148
                                                    if e.moe_dispatch == "allgather" and e.dp_gather == "allreduce"
@@ -1177,7 +1183,8 @@ def engine_table(e) -> str:
         return f"{low:,}" if low == high else f"{low:,} and up" if high is None else f"{low:,} to {high:,}"
 
     for miss in e.known_misses:  # said by predict, sweeps and cheapest where a point matches (serving.known_miss_notes)
-        where = "; ".join(f"{k} " + (v if isinstance(v, str) else batches(*v) if k == "batch" else ", ".join(v))
+        where = "; ".join(f"{k} " + (v if isinstance(v, str) else batches(*v) if k == "batch" else  # a layout's own
+                                      " / ".join(v) if k == "layouts" else ", ".join(v))  # commas (qa379)
                           for k, v in miss.items() if k != "note")
         lines += textwrap.wrap(f"known miss ({where or 'every point'}): {miss['note']}", 100, initial_indent="  ",
                                subsequent_indent="    ", break_on_hyphens=False)

@@ -244,6 +244,8 @@ def test_engines_list_and_show_print_every_cost_term():
     assert "overlap p" in out.splitlines()[0] and " hardware " in ideal_line  # the pure roofline: the hardware's form
     show = run("engines", "show", "sglang").output
     assert "kernel latency" in show and "host work overlapped" in show and "override for mi*" in show
+    (a2a,) = [line for line in show.splitlines() if line.startswith("  all-to-all latency ")]  # qa379: read as its
+    assert a2a.endswith("not this profile's allgather, whose collectives pay the all-reduce latency)")  # dispatch's
     data = json.loads(run("engines", "show", "trtllm", "--json").output)
     assert data["name"] == "trtllm" and data["kernel_latency_s"] > 0
     # the fitted block the warnings cite ("its fitted.not_determined_by_rows"), in both forms (qa84)

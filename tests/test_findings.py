@@ -1959,9 +1959,14 @@ def test_the_report_leaves_out_a_draft_model_of_another_tokenizer(tmp_path):
     r, _ = _run_text(tmp_path, "name: mismatch\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\ndraft: qwen3-0.6b\n"
                      "axes:\n  batch: [1, 16]\n  context: [1024]\n  k: [2]\n  alpha: [0.7]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
-    assert text.endswith("(Every speculative row of engine vllm drafts in a way it does not run, a draft model of another "
-                         "tokenizer or a method it refuses there, so its figures with speculation describe no setup of it, "
-                         "its plain ones do: the sweep's warnings say which.)"), text
+    said = ("(Every speculative row of engine vllm speculates in a way it runs no setup of, so its figures with "
+            "speculation describe no setup of it, its plain ones do: the sweep's warnings say why: a method or draft "
+            "model, a layout or a device.)")
+    assert text.endswith(said), text
+    r, _ = _run_text(tmp_path, "name: pp2\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\ntp: 4\npp: 2\n"  # qa379: the
+                     "axes:\n  batch: [1, 8]\n  context: [4096]\n  k: [1, 2]\n  alpha: [0.8]\n", answer=False)  # pp 2
+    text = generic(r.df, r.ops, r.meta).text  # refusal said as a tokenizer's or a method's
+    assert text.endswith(said) and "tokenizer" not in text, text
 
 
 @pytest.mark.slow

@@ -757,7 +757,7 @@ def test_the_title_describes_the_drafter_hardware_and_engine_drawn_not_every_val
     assert "drafter on the target only" in title and "l4" not in title and "l40s" not in title
     df, ops, meta = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200", "b200", "mi300x"], "engine": ["ideal", "vllm"]})
     title = _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text().replace("\n", " ")
-    assert "engine ideal only" in title and "vllm" not in title
+    assert "engine vllm only" in title and "ideal" not in title  # a serving engine before the bound (qa379)
 
 
 def test_without_speculation_the_roofline_and_step_time_show_decode_steps_only():
@@ -1719,3 +1719,16 @@ def test_a_title_says_a_value_its_note_keeps_once():
     assert _unsaid(f"engine{NBSP}vllm", said) == ""
     assert _unsaid("fp8 weights, bf16 KV", said) == "bf16 KV"
     assert _unsaid("Llama 3.1 70B", said) == "Llama 3.1 70B" and _unsaid(f"TP{NBSP}4 / TP{NBSP}8", said) == f"TP{NBSP}4 / TP{NBSP}8"
+
+
+def test_a_figure_of_several_engines_draws_a_serving_engine_before_ideal():
+    """qa379: a sweep of engine [ideal, vllm] drew ideal's figures, where report and cheapest lead with vllm."""
+    rows = pd.DataFrame([(hw, "m", 1024, e, tp) for hw in ("a", "b") for e in ("ideal", "vllm") for tp in (1, 8)],
+                        columns=["hardware", "model", "context", "engine", "tp"])
+    rows["fits_in_memory"] = True
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
+    assert {key[by.index("engine")] for key in keys} == {"vllm"} and note.startswith("engine vllm only"), (keys, note)
+    assert [key[0] for key in keys] == sorted(key[0] for key in keys)  # the panels in their order
+    unfit = rows.assign(fits_in_memory=rows["engine"] == "ideal")  # vllm fitting nowhere: ideal's drawn
+    by, keys, note = plots._panels(unfit, ("hardware", "model", "context"), {})
+    assert {key[by.index("engine")] for key in keys} == {"ideal"}, (keys, note)

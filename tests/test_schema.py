@@ -176,7 +176,9 @@ def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_
         "speculation_refused_with_pp": [True, "no"],
         "nvidia_only": [False, 0],
         "known_misses": [[{"note": "n", "measured": "slower"}], [{"note": "n", "measured": None, "batch": None}],
-                         [{"note": "n", "measured": "slow"}], [{"note": "n", "hardware": None, "models": None}]],  # qa312
+                         [{"note": "n", "measured": "slow"}], [{"note": "n", "hardware": None, "models": None}],  # qa312
+                         [{"note": "n", "layouts": ["tp 8", "tp 1, dp-attention 8, ep 8"]}], [{"note": "n", "layouts": ["tp8"]}],
+                         [{"note": "n", "layouts": []}], [{"note": "n", "layouts": None}]],  # qa379
     }
     for key, values in samples.items():
         for value in values:

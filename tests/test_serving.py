@@ -1070,9 +1070,10 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
         "Llama 3.1 8B and Lla", "Llama 3.1 405B FP8 o", "DeepSeek-R1 on 8 MI3", "DeepSeek-R1 on 8 H20", "Llama 3.1 405B FP8 o"]
     assert not misses(roofline.predict("b200", "deepseek-v3", 16, 4096, tp=8, engine="vllm-v0"))  # no row there (qa309)
     assert not misses(roofline.predict("mi300x", "deepseek-v3", 256, 4096, tp=8, engine="sglang"))  # past its batches
-    for model, hardware, engine in (("llama-2-7b", "mi300x", "vllm-v0"), ("deepseek-v3", "h200", "vllm-v0"),
-                                    ("deepseek-v3", "h200", "trtllm")):  # each with rows 17-74% off (qa308: unsaid)
-        assert misses(roofline.predict(hardware, model, 4, 2048, tp=1 if model == "llama-2-7b" else 8, engine=engine))
+    for model, hardware, engine, ep in (("llama-2-7b", "mi300x", "vllm-v0", 1), ("deepseek-v3", "h200", "vllm-v0", 1),
+                                        ("deepseek-v3", "h200", "trtllm", 4)):  # each with rows 17-74% off (qa308:
+        assert misses(roofline.predict(hardware, model, 4, 2048, tp=1 if model == "llama-2-7b" else 8, ep=ep,  # unsaid), at
+                                       engine=engine))  # the layout measured (dstack's TensorRT-LLM rows: ep 4, qa379)
     # a sweep says one once for a config matching it at any swept batch
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -1080,7 +1081,7 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                         "axes": {"batch": [1, 8, 64], "context": [2048]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "known miss" in str(w.message)]
     assert len(said) == 1 and "gpt-oss-120b at batch 1 on B200" in said[0]
-    assert said[0].startswith("a known miss of engine sglang for gpt-oss-120b on b200: ")  # its config named (qa309)
+    assert said[0].startswith("a known miss of engine sglang for gpt-oss-120b on b200 at tp 8: ")  # its config named (qa309, qa379)
     assert "(x% short: the measured step is the predicted / (1 - x)" in said[0]  # how to read it (qa309)
     plain_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["none"], "note": "plain"},))
     bare_note = [w for w in misses(roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=1, alpha=0.8,
@@ -1090,7 +1091,7 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": plain_only, "method": "eagle",
                         "axes": {"batch": [1], "context": [1024], "k": [0, 2], "alpha": [0.7]}})
-    assert any("a known miss of engine vllm for llama-3.1-8b on h100-sxm: plain" in str(w.message) for w in caught)
+    assert any("a known miss of engine vllm for llama-3.1-8b on h100-sxm at tp 1: plain" in str(w.message) for w in caught)
     from roofline.frontier import pick_notes  # and cheapest's pick at such a point, as predict says it
 
     row = roofline.sweep({"name": "p", "hardware": "mi300x", "model": "deepseek-v3", "tp": 8, "engine": "sglang",
@@ -1104,7 +1105,10 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                           ({"note": "x", "batches": [1, 2]}, "known_misses[0].batches: expected one of hardware, models"),
                           ({"note": "x", "methods": ["eagle3"]}, "known_misses[0].methods: expected a list of none | draft"),
                           ({"note": "x", "hardware": "H100*"}, "known_misses[0].hardware: expected an engine family or glob in lower"),
-                          ({"note": "x", "models": ["Llama-3.1-405B"]}, "known_misses[0].models: expected model names or globs in lower")):
+                          ({"note": "x", "models": ["Llama-3.1-405B"]}, "known_misses[0].models: expected model names or globs in lower"),
+                          ({"note": "x", "layouts": ["tp8"]}, "known_misses[0].layouts: expected a list of layouts as predict"),
+                          ({"note": "x", "layouts": ["ep 8, tp 1"]}, "known_misses[0].layouts: expected a list of layouts"),
+                          ({"note": "x", "layouts": "tp 8"}, "known_misses[0].layouts: expected a list of layouts")):
         with pytest.raises(RooflineError, match=message.replace("[", r"\[").replace("]", r"\]")):
             engine_from_dict({"name": "e", "source": "s", "known_misses": [item]}, "e.yaml")
     loose = engine_from_dict({"name": "e", "source": "s", "known_misses": [{"batch": None, "note": "n\n\tm"}]}, "e.yaml")
@@ -1114,6 +1118,19 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     from roofline.tables import engine_table
 
     assert "known miss (every point): n" in engine_table(loose)
+    # qa379: a miss measured at tp 8 was said at tp 8 pp 2 (16 devices) and at attention DP 8: its layouts now
+    at = engine_from_dict({"name": "e", "source": "s", "known_misses": [
+        {"layouts": ["tp 8", "tp 1, dp-attention 8, ep 8"], "note": "measured at two layouts"}]}, "e.yaml")
+    assert "known miss (layouts tp 8 / tp 1, dp-attention 8, ep 8): measured" in engine_table(at)
+    said = {layout: any("measured at two layouts" in w for w in roofline.predict("h200", "deepseek-v3", 8, 1024, engine=at,
+                                                                                    **degrees)["warnings"])
+            for layout, degrees in (("tp 8", {"tp": 8}), ("tp 8, pp 2", {"tp": 8, "pp": 2}),
+                                    ("dp 8 ep 8", {"dp_attention": 8, "ep": 8}), ("dp 8", {"dp_attention": 8}))}
+    assert said == {"tp 8": True, "tp 8, pp 2": False, "dp 8 ep 8": True, "dp 8": False}, said
+    for engine, layout in (("vllm", {"tp": 8, "pp": 2}), ("vllm", {"dp_attention": 8, "ep": 8}), ("vllm-v0", {"tp": 8, "pp": 2})):
+        notes = roofline.predict("h200", "deepseek-v3", 8, 1024, engine=engine, **layout)["warnings"]  # the shipped
+        assert not any("DeepSeek-R1 on 8 H200 (vLLM 0.7" in w for w in notes), (engine, layout)  # miss: tp 8 alone
+    assert any("DeepSeek-R1 on 8 H200 (vLLM 0.7" in w for w in roofline.predict("h200", "deepseek-v3", 8, 1024, tp=8)["warnings"])
 
 
 def test_the_trade_ratio_is_the_longest_any_point_of_a_deployment_holds():

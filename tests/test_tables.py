@@ -1198,3 +1198,18 @@ def test_a_drafter_s_own_prefill_on_its_own_device_is_said_an_upper_estimate():
                               alpha=0.7, prompt=512, output_len=256)
     line = re.search(r"TTFT with drafter +(.*)", predict_table(shared)).group(1)
     assert line.endswith(f"(+ the drafter's own prefill {format_seconds(shared['draft_prefill_s'])})"), line
+
+
+@pytest.mark.slow
+def test_a_point_no_setup_of_its_engine_runs_is_marked_on_its_plain_lines_too():
+    """qa379: trtllm at tp 2 / dp_attention 4 / ep 8 (no trtllm setup has it) marked its speculative speedup and cost,
+    its plain cost not; on an MI300X (trtllm runs on NVIDIA only) no line was marked."""
+    said = "no trtllm setup runs it: the warning that says so tells why"
+    for p in (roofline.predict("h200", "deepseek-v3", tp=2, dp_attention=4, ep=8, engine="trtllm", method="mtp", k=2),
+              roofline.predict("mi300x", "llama-3.1-8b", engine="trtllm", method="eagle", alpha=0.7, k=2)):
+        assert p["engine_refuses"] and all(w in p["warnings"] for w in p["engine_refuses"])
+        lines = predict_table(p).splitlines()
+        for label in ("  tokens/s per user ", "  cost ", "    speedup ", "    cost "):
+            assert said in next(x for x in lines if x.startswith(label)), label
+    runs = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=0.7, k=2)
+    assert runs["engine_refuses"] == [] and "setup runs it" not in predict_table(runs)
