@@ -100,6 +100,7 @@ from roofline.speculation import (
     predict_speculation,
     rising_rates_note,
     speculates,
+    tokenizer_mismatch,
     unknown_method,
 )
 from roofline.units import format_seconds, format_si, rent_usd_per_hour, usd_per_million_tokens
@@ -925,6 +926,9 @@ def predict(
         # qa231: what no setup of the engine runs (its refusals, said first among the warnings), beside its speedup;
         # at k 0, what it refuses of the best k it names (qa236: k 0's best k 3 was a refused layout, unsaid)
         out["spec"]["engine_refuses"] = [w for w in refused if speculates(method, k)]
+        if speculates(method, k) and method == "draft" and draft_spec is not None and (
+                mismatch := tokenizer_mismatch(target, draft_spec)):  # no engine runs it (qa380: priced bare)
+            out["spec"]["engine_refuses"] += [w for w in out["warnings"] if mismatch in w][:1] or [mismatch]
         if not speculates(method, k) and out["spec"]["best_k"]:
             out["spec"]["engine_refuses"] = [w.replace("this point", f"the best k ({out['spec']['best_k']}) named here", 1)
                                              for w in speculation_engine_notes(eng, method, 1, dep)]  # not its cap

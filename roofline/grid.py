@@ -607,18 +607,31 @@ BREAK_EVEN_BUDGET_MIN = 50_000  # batches a config's break-even refinement may s
 BREAK_EVEN_BUDGET_SHARE = 0.05  # config's points (a batch of a gap costs about five grid points: no axis to broadcast over)
 
 
-def refines_break_even(sc: Scenario) -> tuple[bool, int]:
+def refines_break_even(sc: Scenario, configs: tuple | list = ()) -> tuple[bool, int]:
     """(whether a sweep's configs refine their break-even batches, the batches that refining could scan): its (context, alpha,
     k) cells times the widest gap between swept batches, at most max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE x
-    the points of a config). From the axes alone, so every chunk of a config (--chunk-points) decides alike: a 10^6-point
-    sweep of eleven batches keeps the swept values (a lower bound, said once), a report's sweep of a few thousand
-    points is refined whole."""
+    the points of a config). A gap is scanned no further than the largest batch that fits (_refined_break_even stops at
+    a cell's max_batch), so with the sweep's `configs` the widest gap is taken at most the most any of them fits
+    (_most_that_fit: qa380, a batch axis to 16,384 was not refined where 717 fit, 16 x 8,191 batches estimated, and its
+    break-even stayed a swept batch, unflagged). From the axes and configs alone, so every chunk of a config
+    (--chunk-points) decides alike: a 10^6-point sweep of eleven batches keeps the swept values (a lower bound, said
+    once), a report's sweep of a few thousand points is refined whole."""
     ax = sc.axes
     batches = np.asarray(ax["batch"])
     widest = max(int(np.diff(batches).max()) - 1 if batches.size > 1 else 0, int(batches.min()) - 1)  # below the first too
+    if configs:
+        widest = min(widest, _most_that_fit(sc, configs))
     cells = len(ax["context"]) * len(ax["alpha"]) * len(ax["k"])
     scan = cells * max(widest, 0)
     return scan <= max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * cells * batches.size), scan
+
+
+def _most_that_fit(sc: Scenario, configs) -> int:
+    """The most sequences any of `configs` fits without a drafter at the sweep's shortest context (capacity's max_batch
+    with the KV of context + 1 tokens a sequence): no cell of theirs fits more, speculating or at a longer context."""
+    shortest = int(np.min(sc.axes["context"])) + 1
+    return max(int(np.max(capacity(c.hw, c.model, 1, shortest, c.dep, shared_prefix=c.shared_prefix,
+                                   engine=c.engine)["max_batch"])) for c in configs)
 
 
 def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha, drafting):
@@ -689,7 +702,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
     said: set[str] = set()
-    refine, scan = refines_break_even(sc)
+    refine, scan = refines_break_even(sc, configs)
     if not refine and any(speculates(cfg.method, 1) for cfg in configs) and drafting_k.any():
         warn(f"{sc.path or sc.name}: break_even_batch is the largest swept batch that pays, a lower bound: refining it would "
              f"scan up to {scan:,} batches between the swept ones, more than max({BREAK_EVEN_BUDGET_MIN:,}, "
@@ -972,7 +985,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "prompt": sc.prompt, "output_len": sc.output_len,  # a request's tokens: the serving columns' (SERVING_COLUMNS)
         # whether break_even_batch was refined between swept batches (else the largest swept batch that pays: a lower
         # bound, which the report's findings say; qa357: 'up to batch 5793' of an unrefined one)
-        "break_even_refined": refines_break_even(sc)[0],
+        "break_even_refined": refines_break_even(sc, configs)[0],
         # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is
         # empty on those rows), with where they come from
         "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})

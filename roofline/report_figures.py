@@ -285,7 +285,11 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                  "batch that fits or was swept")
                  + (f"\n(a gain on the bar, 1.01×:\nby less than {TIE - 1:.0%} there)" if tied else ""))  # qa188: said with no such bar
     _shared_legend(fig, [axes[-1]])
-    fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays "
+    limited = table["memory_limited"].astype(bool)
+    head = ("Free until memory runs out" if len(limited) and limited.all() else "Free until compute-bound"
+            if not limited.any() else "Free until compute-bound or memory runs out")  # as its bars end (qa380: the
+    # section's heading said memory, the title compute-bound over bars ending on both)
+    fig.suptitle(f"{head}: the largest batch at which speculation still pays "
                  + ("(at the tree's depth)\n" if meta.get("tree_nodes") else "(best k per batch)\n")
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].min())}"
                  + "".join(f" · {_layout_label(v)}" for v in (meta.get("layouts") or [])[:1] if len(meta["layouts"]) == 1)

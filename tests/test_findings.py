@@ -1845,8 +1845,17 @@ def test_the_break_even_heading_says_memory_where_memory_ends_every_cell(tmp_pat
     cells = f.numbers["table"]
     assert len(cells) and cells["memory_limited"].astype(bool).all(), cells
     assert f.title == "Free until memory runs out (compute-bound beyond it)"
+    from roofline.report_figures import REPORT_PLOTTERS  # and its figure's title, as its bars end (qa380: compute-bound)
+
+    def title(df, ops, meta):
+        return REPORT_PLOTTERS["break-even-batch"](df, ops, meta)._suptitle.get_text()
+
+    assert title(df, ops, meta).startswith("Free until memory runs out: the largest batch")
     r, f = _run("break-even-batch")
-    assert f.title == "Free until compute-bound"
+    assert f.title == "Free until compute-bound"  # its headline cells; its figure's bars end on both (L4's on memory)
+    limited = f.numbers["table"]["memory_limited"].astype(bool)
+    assert limited.any() and not limited.all()
+    assert title(r.df, r.ops, r.meta).startswith("Free until compute-bound or memory runs out: the largest batch")
 
 
 @pytest.mark.slow
@@ -2121,3 +2130,20 @@ def test_the_serving_cheapest_point_says_an_engine_cap_it_assumes_raised(tmp_pat
     tail = f.text.split("priced as a serving benchmark reads each kind")[1]
     spec = tail.split(" with speculation (")[1].split(") and $")[0]
     assert "batch 64" in spec and "its cost assumes sglang's cap of 48 sequences while speculating raised" in spec, spec
+
+
+@pytest.mark.slow
+def test_the_shared_prefix_gain_says_it_follows_the_batch_grid_where_the_drafters_batches_stop_short(tmp_path):
+    """qa380: with the prefix shared, plain decoding fit the swept batch 16 and the drafter 8 (15 fit): the finding took
+    the largest swept batch at any k, 16, so its peak at batch 8 read as set by memory, and 2.05x lost its caveat."""
+    r, _ = _run_text(tmp_path, "name: sp6\nquestion: shared-prefix\nhardware: h100-sxm\nmodel: qwen3-32b\nengine: ideal\n"
+                     "method: eagle\nshared_prefix: [0, 6144]\naxes:\n  batch: {start: 1, stop: 256, num: 9, log: true}\n"
+                     "  context: [8192]\n  k: [0, 1, 2, 3, 4, 5]\n  alpha: [0.7, 0.9]\n", answer=False)
+    df, ops, meta, _ = question_rows("shared-prefix", r.df, r.ops, r.meta)
+    f = finding("shared-prefix", df, ops, meta)
+    said = re.search(r"at batch (\d+) and (\d+), the largest swept that fit, so the gain follows the batch grid", f.text)
+    assert said, f.text
+    shared = r.df[(r.df["shared_prefix_tokens"] == 6144) & (r.df["k"] == 5) & r.df["fits_in_memory"]]
+    assert int(said[2]) == shared["batch"].max() < shared["max_batch"].iloc[0]  # the drafter fits more than swept
+    plain = r.df[(r.df["shared_prefix_tokens"] == 6144) & (r.df["k"] == 0) & r.df["fits_in_memory"]]
+    assert plain["batch"].max() > int(said[2])  # the premise: plain decoding's largest swept batch is larger

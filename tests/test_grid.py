@@ -428,6 +428,23 @@ def test_a_break_even_past_the_last_swept_batch_that_fits_reaches_the_largest_ba
         assert not rows.loc[rows["batch"] == 181, "fits_in_memory"].any()  # the premise: the next swept batch does not fit
     row = break_even_table(df).iloc[0]
     assert row["break_even_batch"] == df["break_even_batch"].max() > 128 == row["largest_fitting_batch"]
+    # qa380: a batch axis running far past what fits (to 16,384 where 717 fit) was not refined (16 cells x the 8,191
+    # batches of its widest gap, more than the budget), its rows' break-even a swept batch with neither flag set; a gap
+    # is scanned only as far as the batch fits
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wide = roofline.sweep({"name": "wide", "hardware": "h200", "model": "llama-3.1-70b", "tp": 8, "weight_dtype": "fp8",
+                               "method": "eagle", "axes": {"batch": [1, 4, 16, 64, 256, 512, 1024, 2048, 4096, 8192, 16384],
+                                                           "context": [4096, 8192, 32768, 131072], "k": [1, 2, 3, 4],
+                                                           "alpha": [0.8]}})
+    assert not any("refining it would scan" in str(w.message) for w in caught)
+    for (context, k), rows in wide.groupby(["context", "k"]):
+        p = roofline.predict("h200", "llama-3.1-70b", batch=1, context=int(context), tp=8, weight_dtype="fp8",
+                             method="eagle", k=int(k), alpha=0.8)["spec"]
+        assert set(rows["break_even_batch"]) == {p["break_even_batch"]}, (context, k)
+        assert set(rows["break_even_at_memory_limit"]) == {p["break_even_at_memory_limit"]}, (context, k)
     assert row["censored"] and row["break_even_batch"] == row["max_batch"]
     crossing = break_even_table(df[df["k"] == 6]).iloc[0]  # a break-even inside the sweep is not a bound
     assert not crossing["censored"] and crossing["break_even_batch"] < 128

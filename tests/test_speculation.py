@@ -645,6 +645,13 @@ def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vo
     assert any("llama-2-7b uses the llama-2 tokenizer and mixtral-8x7b the mistral-v1 one" in w for w in p["warnings"])
     p = api.predict("h100-sxm", "llama-2-70b", tp=4, method="draft", draft="tinyllama-1.1b", k=4, alpha=0.8)
     assert not any("tokenizer" in w for w in p["warnings"])
+    assert not any("is no smaller than its target" in w for w in p["warnings"])
+    big = api.predict("h100-sxm", "llama-3.2-1b", method="draft", draft="llama-3.2-3b", k=4, alpha=0.7)  # qa380: 0.27x,
+    assert big["spec"]["speedup"] < 1 and any(  # unexplained
+        w.startswith("draft model llama-3.2-3b (3.21B parameters) is no smaller than its target llama-3.2-1b (1.24B)")
+        for w in big["warnings"])
+    same = api.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.1-8b", k=3, alpha=1.0)  # a tie at best
+    assert same["spec"]["speedup"] <= 1.0 and any("cannot pay (at best a tie" in w for w in same["warnings"])
 
 
 @pytest.mark.slow

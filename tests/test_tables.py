@@ -1213,3 +1213,8 @@ def test_a_point_no_setup_of_its_engine_runs_is_marked_on_its_plain_lines_too():
             assert said in next(x for x in lines if x.startswith(label)), label
     runs = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=0.7, k=2)
     assert runs["engine_refuses"] == [] and "setup runs it" not in predict_table(runs)
+    other = roofline.predict("h100-sxm", "qwen3-32b", method="draft", draft="llama-3.2-1b", alpha=0.7, k=4)  # qa380: a
+    assert other["engine_refuses"] == [] and len(other["spec"]["engine_refuses"]) == 1  # draft of another tokenizer
+    assert "must share the target's tokenizer" in other["spec"]["engine_refuses"][0]
+    lines = predict_table(other).splitlines()
+    assert all(said.replace("trtllm", "vllm") in next(x for x in lines if x.startswith(label)) for label in ("    speedup ", "    cost "))
