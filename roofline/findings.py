@@ -1350,6 +1350,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             row[f"drafting_engine_{m:g}x"] = str(drafted["engine"]) if drafted is not None and "engine" in g else "ideal"
             row[f"drafting_cap_{m:g}x"] = over_cap(drafted)
             row[f"drafting_unpriced_{m:g}x"] = bool(len(drafting) and drafting.isna().all())
+            # a point between the swept batches (frontier.points_between_for_speeds) among those this tier quotes
+            row[f"computed_{m:g}x"] = any(bool(p.get("computed_now", False)) is True for p in (
+                base.loc[plain.idxmin()] if len(plain) else None, cheapest, drafted) if p is not None)
         rows.append(row)
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
 
@@ -1562,6 +1565,11 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if len(engines) > 1:
         text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"
     text += _other_engines_tier(meta, h0, float(t["base_cost_usd_per_million_tokens"]))
+    quoted = [m1] if len(others) else []  # the tiers this text quotes: h0's two, the others' first
+    if any(bool(t.get(f"computed_{m:g}x", False)) for m in TIER_SPEEDS) or any(
+            bool(tiers.loc[h, f"computed_{m:g}x"]) for h in others.index for m in quoted if f"computed_{m:g}x" in tiers):
+        text += (" Points at batches between the swept ones are computed now (the batch that just reaches a speed "
+                 "usually lies between two swept ones), as `roofline cheapest` prices them.")
     text += (" The tiers with speculation are priced against a standard tier that does not speculate: a standard tier "
              "that speculates too costs its own cheapest point (`roofline cheapest`), and its 2× tier more.")  # (qa362)
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)

@@ -1022,6 +1022,35 @@ def plain_at_largest_fit(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple 
     return pd.concat([df.assign(computed_now=False), *added], ignore_index=True) if added else df
 
 
+def points_between_for_speeds(df: pd.DataFrame, speeds: dict, meta: dict | None, extra_dirs: tuple = ()) -> pd.DataFrame:
+    """`df` with, for each device of `speeds` ({hardware: [tokens/s per user, ...]}) and each speed, refine's cheapest
+    point of each kind that reaches it at a batch not swept (plain decoding's, labelled as the table labels its config's
+    plain rows, as plain_at_largest_fit's; speculation's, a drafting row), `computed_now` true: the fast tiers' 2x and 3x
+    points, which the swept batches priced at the largest swept batch fast enough (qa375's leftover: the batch that
+    just reaches a speed lies between two swept ones). A point refine cannot price is left to the swept rows."""
+    refused, _ = refused_layouts(df, extra_dirs)
+    keys = [c for c in CONFIG if c in df and c != "batch"]
+    added = []
+    for hw, targets in speeds.items():
+        rows = df[df["hardware"].astype(str) == str(hw)]
+        for speed in targets:
+            for kind, found in refine(rows, float(speed), refused, extra_dirs, meta).items():
+                point = found["row"]
+                if point is None:
+                    continue
+                point = point.drop(labels=["layout", "decoding"], errors="ignore")
+                if kind == "plain":  # a plain sweep's row: its config's labels as the table has them (method, alpha)
+                    same = df[(df[keys].astype(str) == point[keys].astype(str)).all(axis=1)].sort_values("k", kind="stable")
+                    for c in ("method", "alpha", "draft_hardware", "draft_placement"):
+                        if c in df and len(same):
+                            point[c] = same[c].iloc[0]
+                added.append(point.to_frame().T.assign(computed_now=True))
+    if not added:
+        return df
+    out = pd.concat([df.assign(computed_now=df["computed_now"] if "computed_now" in df else False), *added], ignore_index=True)
+    return out.infer_objects()
+
+
 def _sequence_cap(row: pd.Series, extra_dirs: tuple = ()) -> float:
     """The sequences a row's engine runs at once by default on its device (capacity.default_sequences in each
     attention-DP group; NaN where the profile gives none or a profile does not load): a point computed above it assumes

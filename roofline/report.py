@@ -439,6 +439,18 @@ def _left_out_on(before, after) -> list[str]:
     return sorted(set(gone["hardware"].astype(str)))
 
 
+def _tier_points_between(df, meta: dict, extra_dirs: tuple):
+    """A fast-tier question's rows with each device's points at batches not swept that reach 2x and 3x its cheapest
+    tier's speed at the least cost (frontier.points_between_for_speeds: the tiers were priced at swept batches only,
+    the batch that just reaches a speed usually lying between two of them)."""
+    from roofline.findings import TIER_SPEEDS, tier_prices
+    from roofline.frontier import points_between_for_speeds
+
+    tiers = tier_prices(df, meta=meta)
+    speeds = {hw: [m * float(tiers.loc[hw, "base_tokens_per_s_per_user"]) for m in TIER_SPEEDS] for hw in tiers.index}
+    return points_between_for_speeds(df, speeds, meta, extra_dirs)
+
+
 def _other_engine_base_costs(r: ScenarioResult, held: set[str], extra_dirs: tuple) -> dict[str, dict[str, float]]:
     """{engine: {hardware: its cheapest tier without speculation's cost}} of each serving engine of a fast-tier
     scenario's sweep but those `held` (the finding's) and ideal (the bound), each read as the question reads its own
@@ -481,7 +493,7 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         if question == "fast-tier-premium":  # the cheapest tier at the most that fits, where the batch axis stops short
             from roofline.frontier import plain_at_largest_fit
 
-            df = plain_at_largest_fit(df, meta, extra_dirs)
+            df = _tier_points_between(plain_at_largest_fit(df, meta, extra_dirs), meta, extra_dirs)
             meta = {**meta, "other_engine_base_costs": _other_engine_base_costs(r, set(df["engine"].astype(str)), extra_dirs)}
         before = df
         df, left_out, refused_all = _without_refused_speculation(df, extra_dirs, meta)

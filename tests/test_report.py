@@ -562,3 +562,28 @@ def test_the_fast_tiers_say_another_engines_cheapest_tier_beside_the_one_they_pr
     theirs = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=batch, context=2048)["cost_usd_per_million_tokens"]
     assert float(said[1]) == pytest.approx(theirs, rel=2e-3)
     assert abs(int(said[2]) - 100 * (1 - float(said[1]) / float(mine[1]))) <= 1  # of the 3-digit costs printed
+
+
+@pytest.mark.slow
+def test_the_fast_tiers_price_the_batch_between_swept_ones_that_just_reaches_each_speed(tmp_path, roofline):
+    """qa375's leftover: the 2x and 3x tiers were the cheapest swept point fast enough (batch 8 of 1, 8, 64, 256), the
+    batch that just reaches the speed lying between two swept ones: priced now, as cheapest prices it."""
+    import roofline as api
+
+    scenario = tmp_path / "ftc.yaml"
+    scenario.write_text("name: ftc\nquestion: fast-tier-premium\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes: {batch: [1, 8, 64, 256], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, _, err = roofline("report", scenario, "--out", tmp_path / "r")
+    assert code == 0, err
+    text = (tmp_path / "r" / "report.md").read_text()
+    said = re.search(r"costs \$([0-9.]+) per million tokens at ([0-9.]+) tokens/s per user .*?2× that speed costs "
+                     r"([0-9.]+)× the price without speculation", text)
+    assert said and "Points at batches between the swept ones are computed now" in text, text[:2500]
+    every = api.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": list(range(1, 257)),
+                                                                               "context": [2048]}})
+    base = every[every["fits_in_memory"]].sort_values("cost_usd_per_million_tokens").iloc[0]
+    assert float(said[1]) == pytest.approx(base["cost_usd_per_million_tokens"], rel=4e-3)  # 3 digits printed
+    fast = every[every["fits_in_memory"] & (every["tokens_per_s_per_user"] >= 2 * base["tokens_per_s_per_user"])]
+    tier = fast.sort_values("cost_usd_per_million_tokens").iloc[0]
+    assert int(tier["batch"]) not in (1, 8, 64, 256)  # between the swept batches
+    assert float(said[3]) == pytest.approx(tier["cost_usd_per_million_tokens"] / base["cost_usd_per_million_tokens"], abs=0.006)
