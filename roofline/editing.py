@@ -782,6 +782,10 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
         _unfit_families(fitted["per_family"], doc.get("overrides"), set_here)
 
 
+MISS_NEUTRAL_FIELDS = ("max_running_requests_speculating", "max_running_requests_flag")  # a running cap moves no step
+# time a miss measured (qa382: a copy with its cap raised, as PROFILES.md suggests, lost its misses)
+
+
 def _unknown_misses(kind: str, doc, set_here: set[str]) -> bool:
     """Whether a copy (`engines new --set`) that sets a cost dropped the `known_misses` it came with (the caller says
     so once the copy is written): they were measured of the costs it changes (qa306: a copy with its kernel latency
@@ -789,7 +793,8 @@ def _unknown_misses(kind: str, doc, set_here: set[str]) -> bool:
     user, as every line they are not asked to change."""
     fields = {key.split(".")[0] for key in set_here}
     if kind == "engine" and "known_misses" in doc and "known_misses" not in fields and (
-            fields - {"name", "display_name", "version", "source", "notes", "type"}):  # (qa307: known_misses.0.note)
+            fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}):  # (qa307:
+        # known_misses.0.note)
         del doc["known_misses"]
         return True
     return False
@@ -2277,7 +2282,7 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     from roofline.hardware import load_hardware
     from roofline.layout import deployment, describe_layout
     from roofline.model import load_model
-    from roofline.serving import load_engine
+    from roofline.serving import cost_sharers, load_engine
     from roofline.tables import _override_value
 
     ea, eb = load_engine(a, extra_dirs), load_engine(b, extra_dirs)
@@ -2293,7 +2298,9 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
             cells = [f"{len(j[key])} (engines show)" if j[key] else "0" for j in (ja, jb)]  # they differ, the count alike
             if ja[key] != jb[key] and len(ja[key]) == len(jb[key]):  # (qa312: a `measured` changed, unstarred)
                 cells[1] = f"{len(jb[key])}, not A's (engines show)"
-            rows.append(("known misses", *cells, "text"))
+            shared = [sum(len(o.known_misses) for o, _ in cost_sharers(e)) for e in (ea, eb)]  # said under it too
+            cells = [c + (f" + {n} of profiles priced alike" if n else "") for c, n in zip(cells, shared)]  # (qa382: 0 and
+            rows.append(("known misses", *cells, "text"))  # 5 beside a predict saying vllm-v0's 5 under vllm)
             continue
         va, vb = ja[key], jb[key]
         unit = ("s" if key.endswith("_s") else "B" if key.endswith("_bytes") else "text"

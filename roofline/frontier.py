@@ -1456,8 +1456,12 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     # a deployment a miss measured slower matches at any batch is left out whole: refine would walk from its swept rows
     # outside the miss into batches inside it (qa314), and dropping its point left the next best unsought (qa316)
     everywhere = range(1, REFINE_POINTS_MAX + 1)
-    slower = [_missed({"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": everywhere}, "slower",
-                      extra_dirs, cache) for e, h, mo, me in zip(rows["engine"], rows["hardware"], rows["model"], method)]
+    degrees = [c for c in ("tp", "dp_attention", "ep", "pp") if c in rows]  # its layout: a miss's layouts (qa382: none
+    # given, every layout of the device, model and engine was left out)
+    slower = [_missed({"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": everywhere,
+                       **dict(zip(degrees, layout))}, "slower", extra_dirs, cache)
+              for e, h, mo, me, *layout in zip(rows["engine"], rows["hardware"], rows["model"], method,
+                                               *(rows[c] for c in degrees))]
     rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
     if rows.empty:
         return None

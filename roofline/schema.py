@@ -296,7 +296,7 @@ def engine_schema() -> dict:
                              "models": {"type": ["array", "null"], "minItems": 1, "items": {"type": "string", "pattern": "^[^A-Z]*$"}},
                              "model_classes": {"type": ["array", "null"], "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
                              "methods": {"type": ["array", "null"], "minItems": 1, "items": {"enum": list(METHODS)}},
-                             "layouts": {"type": ["array", "null"], "minItems": 1, "description": "the layouts measured, as "
+                             "layouts": {"type": ["array", "null"], "minItems": 1, "uniqueItems": True, "description": "the layouts measured, as "
                                          "predict writes them: 'tp 8', 'tp 1, dp-attention 8, ep 8'",
                                          "items": {"type": "string", "pattern": "^" + serving.LAYOUT_TEXT.pattern + "$"}},
                              "batch": {"type": ["array", "null"], "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",

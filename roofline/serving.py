@@ -1089,7 +1089,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
     if not isinstance(spec.known_misses, (tuple, list)):
-        raise field_error(where, "known_misses", "a tuple of {hardware, models, model_classes, methods, batch, note}",
+        raise field_error(where, "known_misses", "a tuple of {hardware, models, model_classes, methods, layouts, batch, note}",
                           spec.known_misses)
     check_known_misses(where, list(spec.known_misses))  # checked, the object kept (callers compare it by identity)
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
@@ -1164,7 +1164,8 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
 
 
 KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "layouts", "batch", "measured", "note")
-LAYOUT_TEXT = re.compile(r"tp [1-9][0-9]*(, dp-attention [1-9][0-9]*)?(, ep [1-9][0-9]*)?(, pp [1-9][0-9]*)?")  # describe_layout's
+_ABOVE_1 = r"([2-9]|[1-9][0-9]+)"  # a degree describe_layout writes (dp-attention, ep, pp only where above 1)
+LAYOUT_TEXT = re.compile(rf"tp [1-9][0-9]*(, dp-attention {_ABOVE_1})?(, ep {_ABOVE_1})?(, pp {_ABOVE_1})?")  # its text
 MEASURED = ("slower", "faster")  # a known miss's `measured`: its step measured slower or faster than predicted
 
 
@@ -1179,8 +1180,8 @@ def check_known_misses(where: str, value: object) -> tuple:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, batch, measured, note} "
-                          "(known_misses=[{...}], or engines edit)", value)
+        raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, layouts, batch, measured, "
+                          "note} (known_misses=[{...}], or engines edit)", value)
     from roofline.speculation import METHODS  # (speculation imports this module)
 
     out = []
@@ -1207,9 +1208,11 @@ def check_known_misses(where: str, value: object) -> tuple:
                 raise field_error(where, f"{at}.{key}", "a list of " + (" | ".join(choices) if choices else "names or globs"),
                                   item[key])
         if "layouts" in item and not (isinstance(item["layouts"], list) and item["layouts"] and all(
-                isinstance(v, str) and LAYOUT_TEXT.fullmatch(v) for v in item["layouts"])):
-            raise field_error(where, f"{at}.layouts", "a list of layouts as predict writes them, like 'tp 8' or 'tp 1, "
-                              "dp-attention 8, ep 8' (tp, then dp-attention, ep and pp where above 1)", item["layouts"])
+                isinstance(v, str) and LAYOUT_TEXT.fullmatch(v) for v in item["layouts"])
+                and len(set(item["layouts"])) == len(item["layouts"])):  # (qa382: 'tp 4, pp 1', never matched, taken)
+            raise field_error(where, f"{at}.layouts", "a list of layouts as predict writes them, each once, like 'tp 8' "
+                              "or 'tp 1, dp-attention 8, ep 8' (tp, then dp-attention, ep and pp where above 1)",
+                              item["layouts"])
         if "measured" in item and item["measured"] not in MEASURED:
             raise field_error(where, f"{at}.measured", "slower or faster (the measured step against the predicted)",
                               item["measured"])

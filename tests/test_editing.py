@@ -2336,6 +2336,11 @@ def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old
     from roofline.serving import load_engine
 
     assert load_engine(str(tmp_path / "my-sg3.yaml")).known_misses[0]["note"] == "mine"
+    code, _, err = roofline("engines", "new", "my-sg4", "--from", "sglang", "--set", "max_running_requests_speculating=256",
+                            "--dir", tmp_path)  # a running cap raised, as PROFILES.md suggests: no step moves (qa382)
+    assert code == 0 and "known_misses: dropped" not in err and "known_misses" in (tmp_path / "my-sg4.yaml").read_text()
+    code, _, err = roofline("engines", "new", "my-sg5", "--from", "sglang", "--set", "graphs=false", "--dir", tmp_path)
+    assert code == 0 and "known_misses: dropped" in err  # eager: every step moves
 
 
 def test_removing_a_peak_or_the_scale_out_link_says_what_the_device_has_then(tmp_path):

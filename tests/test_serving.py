@@ -1,6 +1,7 @@
 """Serving-engine terms (serving.py) as they enter the step time (engine.py) and speculation."""
 
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -1108,7 +1109,12 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                           ({"note": "x", "models": ["Llama-3.1-405B"]}, "known_misses[0].models: expected model names or globs in lower"),
                           ({"note": "x", "layouts": ["tp8"]}, "known_misses[0].layouts: expected a list of layouts as predict"),
                           ({"note": "x", "layouts": ["ep 8, tp 1"]}, "known_misses[0].layouts: expected a list of layouts"),
-                          ({"note": "x", "layouts": "tp 8"}, "known_misses[0].layouts: expected a list of layouts")):
+                          ({"note": "x", "layouts": "tp 8"}, "known_misses[0].layouts: expected a list of layouts"),
+                          ({"note": "x", "layouts": ["tp 4, pp 1"]}, "known_misses[0].layouts: expected a list"),  # qa382:
+                          ({"note": "x", "layouts": ["tp 1, dp-attention 1"]}, "known_misses[0].layouts: expected"),  # never
+                          ({"note": "x", "layouts": ["tp 4", "tp 4"]}, "known_misses[0].layouts: expected a list of layouts "
+                                                                       "as predict writes them, each once"),  # matched
+                          ("tp 8", "known_misses[0]: expected a mapping")):
         with pytest.raises(RooflineError, match=message.replace("[", r"\[").replace("]", r"\]")):
             engine_from_dict({"name": "e", "source": "s", "known_misses": [item]}, "e.yaml")
     loose = engine_from_dict({"name": "e", "source": "s", "known_misses": [{"batch": None, "note": "n\n\tm"}]}, "e.yaml")
@@ -1118,6 +1124,13 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     from roofline.tables import engine_table
 
     assert "known miss (every point): n" in engine_table(loose)
+    with pytest.raises(RooflineError, match=r"known_misses: expected a list of \{hardware, models, model_classes, methods, "
+                                            r"layouts, batch, measured, note\}"):  # (qa382: layouts unlisted)
+        engine_from_dict({"name": "e", "source": "s", "known_misses": "tp 8"}, "e.yaml")
+    from roofline.editing import diff_engines  # qa382: diff said 0 and 5, predict said vllm-v0's 5 under vllm too
+
+    (row,) = [x for x in diff_engines("vllm", "vllm-v0", hardware="mi300x").splitlines() if x.startswith("known misses")]
+    assert "0 + 5 of profiles priced alike" in row and row.rstrip().endswith("*"), row
     # qa379: a miss measured at tp 8 was said at tp 8 pp 2 (16 devices) and at attention DP 8: its layouts now
     at = engine_from_dict({"name": "e", "source": "s", "known_misses": [
         {"layouts": ["tp 8", "tp 1, dp-attention 8, ep 8"], "note": "measured at two layouts"}]}, "e.yaml")
@@ -1241,6 +1254,19 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
         notes = miss_margin_notes(df, cheapest(df, 30.0, refused), 30.0, refused, (), refine(df, 30.0, refused))
         assert len(notes) == 1 and f"(deepseek-v3 on mi300x x 8 (tp 8), {engine}, batch " in notes[0], (engine, notes)
     assert not any("MI300X" in m["note"] for m in load_engine("vllm").known_misses)  # vllm-v0's, through cost_sharers
+    # qa382: sglang's MI300X miss holds at the layouts measured; the other deployment at a layout it does not name (tp 8,
+    # ep 8) was left out of the batches between the swept ones as if the miss matched it (its swept batch 16 said)
+    scenario = {"name": "l", "hardware": "mi300x", "model": "deepseek-v3", "engine": "sglang",
+                "layouts": [{"tp": 8}, {"tp": 8, "ep": 8}], "axes": {"batch": [1, 4, 16, 64, 256], "context": [2048]}}
+    df = api.sweep(scenario)
+    refused, _ = refused_layouts(df)
+    notes = miss_margin_notes(df, cheapest(df, 30.0, refused), 30.0, refused, (), refine(df, 30.0, refused))
+    other = re.search(r"another deployment that no such miss matches \(deepseek-v3 on mi300x x 8 \(tp 8, ep 8\), sglang, "
+                      r"batch (\d+)\) costs ([0-9.]+)% more", notes[0]) if len(notes) == 1 else None
+    assert other and int(other[1]) not in scenario["axes"]["batch"], notes
+    point = api.predict("mi300x", "deepseek-v3", int(other[1]), 2048, tp=8, ep=8, engine="sglang")
+    assert point["tokens_per_s_per_user"] >= 30.0 > api.predict("mi300x", "deepseek-v3", int(other[1]) + 1, 2048, tp=8, ep=8,
+                                                                 engine="sglang")["tokens_per_s_per_user"]
     with pytest.raises(RooflineError, match=r"known_misses\[0\]\.measured: expected slower or faster"):
         engine_from_dict({"name": "e", "source": "s", "known_misses": [{"note": "x", "measured": "slow"}]}, "e.yaml")
 
