@@ -873,7 +873,9 @@ def predict(
     # what no setup of the engine runs, speculating or not: its device, or its layout (qa379: the plain cost said
     # nothing beside the speculative lines' note)
     out["engine_refuses"] = [w for w in (engine_on_a_cpu(eng, hw) if not runs_on(eng, hw) else "",
-                                         stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep)) if w]
+                                         stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
+                                         shard_note(target, dep) if eng.name != "ideal" else "")  # (qa381: a shard
+                             if w]  # vLLM and SGLang refuse to load, unmarked; cheapest leaves such rows out)
     refused = [w for w in out["warnings"] if f"no {eng.name} setup" in w]  # qa210: the 4th of 7, after notes on priors
     if refused:  # said first, after a memory refusal: what no engine of that name runs
         rest = [w for w in out["warnings"] if w not in refused]

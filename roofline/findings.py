@@ -1361,6 +1361,8 @@ def base_tier_costs(df: pd.DataFrame, meta: dict) -> dict[str, float]:
     """{hardware: the cheapest tier without speculation's cost per million tokens} of `df` (tier_prices), for the
     devices that price one: a report gives the fast-tier finding other engines' (`other_engine_base_costs`)."""
     tiers = tier_prices(df, meta=meta)
+    if "base_cost_usd_per_million_tokens" not in tiers:  # no device prices one (an engine it does not run on, no price:
+        return {}  # qa381, a KeyError and no report)
     return {str(h): float(c) for h, c in tiers["base_cost_usd_per_million_tokens"].items() if np.isfinite(float(c))}
 
 
@@ -1377,7 +1379,7 @@ def _other_engines_tier(meta: dict, hw: str, cost: float) -> str:
         said.append(f"under {other} the cheapest tier without speculation on {_hw(meta, hw)} costs ${_n(costs[hw])} per "
                     "million tokens, " + (f"{-change:.0%} less" if change < -0.005 else f"{change:.0%} more"
                                           if change > 0.005 else "the same"))
-    text = _list(said)
+    text = "; ".join(said)  # each with its own commas: a list of them reads apart by semicolons
     return f" {text[0].upper()}{text[1:]}." if said else ""
 
 

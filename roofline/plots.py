@@ -301,12 +301,12 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                 left = [v for v in dict.fromkeys(_at(key, positions) for key in keys) if v not in kept]
                 keys = [key for key in keys if _at(key, positions) in kept]
                 most = max(most, len(keys))
-                notes.append(f"{' and '.join(', '.join(_axis_value_label(meta, a, v[i]) for i, a in enumerate(axis)) for v in left)}"
+                notes.append(f"{' and '.join(_layout_value_label(meta, axis, v) for v in left)}"
                              " left out (a panel of it would hold no point that fits)")
                 continue
             keys, note = _narrow(keys, positions, fits)
             value = keys[0]
-            notes.append(", ".join(_axis_value_label(meta, a, value[p]) for a, p in zip(axis, positions)) + " only"
+            notes.append(_layout_value_label(meta, axis, tuple(value[p] for p in positions)) + " only"
                          if note == "one" else f"{_axis_name(axis[0]) if len(axis) == 1 else 'layout'}: the first that "
                          "fits, per panel")
             continue
@@ -384,6 +384,14 @@ def _axis_value_label(meta: dict, axis: str, value) -> str:
     return _name(meta, "model", value) if axis == "model" else _config_label(meta, axis, value)
 
 
+def _layout_value_label(meta: dict, axes: tuple, values: tuple) -> str:
+    """A layout as a subset note says it: 'TP 16', 'TP 1, DP-attention 8, EP 8' (its degrees as `axes` order them, tp
+    always, the others where above 1, as describe_layout writes a layout; qa381: 'TP 16, DP-attention 1, EP 1 only'
+    beside a title listing 'TP 16')."""
+    shown = [_axis_value_label(meta, a, v) for a, v in zip(axes, values) if a == "tp" or v != 1]
+    return ", ".join(shown or [_axis_value_label(meta, a, v) for a, v in zip(axes, values)])  # (no tp among them: all 1)
+
+
 def _axis_name(axis: str) -> str:
     """A panel axis as a subset note names it: 'TP', 'weight dtype', 'context'."""
     names = {"tp": "TP", "ep": "EP", "pp": "PP", "dp_attention": "DP-attention", "draft_hardware": "drafter hardware",
@@ -415,12 +423,33 @@ def _panel_title(meta: dict, key: dict, several_models: bool, said: frozenset = 
 
 
 def _said_once(meta: dict, by: tuple, keys: list[tuple], note: str) -> frozenset:
-    """The config columns every panel holds one value of that the subset note says ('TP 2 only'): said by the title,
-    not again in each panel's (qa377: 'engine vllm, fp8 weights, TP 2' in four panels under 'engine vllm only, fp8
-    weights only, TP 2 only')."""
-    said = note.split(", ")
-    return frozenset(c for i, c in enumerate(by) if c in PANEL_CONFIG_COLUMNS and len({key[i] for key in keys}) == 1
-                     and f"{_config_label(meta, c, keys[0][i])} only" in said)
+    """The config columns every panel holds one value of that the subset note says ('TP 2 only'; a layout's degrees
+    together, as _panels narrows them: 'TP 1, DP-attention 2, EP 2 only'): said by the title, not again in each panel's
+    (qa377: 'engine vllm, fp8 weights, TP 2' in four panels under 'engine vllm only, fp8 weights only, TP 2 only';
+    qa381: a layout's EP alone taken as said, its panels reading TP 1, DP-attention 2)."""
+    one = [c for i, c in enumerate(by) if c in PANEL_CONFIG_COLUMNS and len({key[i] for key in keys}) == 1]
+    layout = [c for c in by if c in LAYOUT_DEGREES]
+    said = {c for c in one if c not in LAYOUT_DEGREES and _said(_config_label(meta, c, keys[0][by.index(c)]), note)}
+    if layout and set(layout) <= set(one) and _said(_layout_value_label(meta, tuple(layout),
+                                                                        tuple(keys[0][by.index(a)] for a in layout)), note):
+        said |= set(layout)
+    return frozenset(said)
+
+
+_DEGREE_LABEL = re.compile(r"(TP|DP-attention|EP|PP) \d+")  # one degree of a layout's label: never narrowed alone
+
+
+def _said(value: str, note: str) -> bool:
+    """Whether the subset note says '`value` only' as one of its items (at its start or after ', ', and at its end or
+    before ', '), spaces as plain spaces."""
+    note, text = note.replace(NBSP, " "), f"{value.replace(NBSP, ' ')} only"
+    at = note.find(text)
+    while at >= 0:
+        end = at + len(text)
+        if (at == 0 or note[at - 2:at] == ", ") and (end == len(note) or note[end:end + 2] == ", "):
+            return True
+        at = note.find(text, at + 1)
+    return False
 
 
 def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
@@ -687,20 +716,22 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str, gai
     ('engine vllm' beside 'engine vllm only'), one of whose values it keeps or one of its items (_unsaid), is said once,
     by the note. `gains`: whether the figure shows speculative
     gains (the footer's caveat on them: not on a figure of pass times, qa337)."""
-    parts = [part for part in (_unsaid(part, note.split(", ")) for part in _setup_line(meta, models).split(" · ")) if part]
+    parts = [part for part in (_unsaid(part, note) for part in _setup_line(meta, models).split(" · ")) if part]
     line = " · ".join([*parts, *([note] if note else [])])
     fig.suptitle("\n".join(_balanced_fill(part, title_chars(fig)) for part in (*what.split("\n"), line)))
     footer(fig, meta, gains)
 
 
-def _unsaid(part: str, said: list[str]) -> str:
-    """A title's setup part less what the subset note says ('X only' among `said`): '' where it is the part, or one of
-    its values ('TP 2 / TP 4 / TP 8' beside 'TP 2 only', qa377); else its items the note says left out ('fp8 weights,
-    bf16 KV' beside 'fp8 weights only': 'bf16 KV')."""
+def _unsaid(part: str, note: str) -> str:
+    """A title's setup part less what the subset `note` says ('X only', _said): '' where it is the part, or one of its
+    values ('TP 2 / TP 4 / TP 8' beside 'TP 2 only', qa377; a layout 'TP 1, DP-attention 2, EP 2' whole); else its
+    items the note says ('fp8 weights, bf16 KV' beside 'fp8 weights only': 'bf16 KV'), a layout's degrees kept (never
+    narrowed alone: qa381, 'EP 2' dropped)."""
     plain = part.replace(NBSP, " ")
-    if any(f"{value} only" in said for value in (plain, *plain.split(" / "))):
+    if any(_said(value, note) for value in (plain, *plain.split(" / "))):
         return ""
-    return ", ".join(item for item in part.split(", ") if f"{item.replace(NBSP, ' ')} only" not in said)
+    return ", ".join(item for item in part.split(", ")
+                     if _DEGREE_LABEL.fullmatch(item.replace(NBSP, " ")) or not _said(item, note))
 
 
 def title_chars(fig: Figure) -> int:

@@ -1750,11 +1750,26 @@ def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, .
             named = [n for n in names if fnmatch.fnmatchcase(n, glob)]
             why = (f" ({', '.join(named[:3])}: of famil{'y' if len({family_of[n] for n in named}) == 1 else 'ies'} "
                    f"{', '.join(dict.fromkeys(family_of[n] for n in named[:3]))}; a glob matches a device's engine family)"
-                   if named else " (families are lower case: mi*, b[0-9]*, h100-sxm)")
+                   if named else f" (families {_families_like(glob, families)}; globs like mi* or h100*)")  # (qa382:
+            # 'h100', an alias, was told families are lower case)
             warn(f"{path}: {entry}: {glob!r} matches no device's engine family{why}, so {what} on no device")
         elif entry.startswith("overrides") and glob in seen:
             warn(f"{path}: {entry}: {glob!r} is an earlier entry's glob too: where both set a field, this entry's value wins")
         seen.add(glob)
+    models = [n.lower() for n in list_names("model", extra_dirs)]  # a models glob matching no model (qa382: a typo,
+    for i, miss in enumerate(engine.known_misses):  # 'lama-3.1-70b*', written in silence)
+        for glob in miss.get("models", ()):
+            if not any(fnmatch.fnmatchcase(m, glob) for m in models):
+                warn(f"{path}: known_misses[{i}].models: {glob!r} matches no model profile on the search path "
+                     "(roofline models list), so it is said of no model")
+
+
+def _families_like(glob: str, families: set) -> str:
+    """'h100-pcie, h100-sxm, ...': the engine families that begin as `glob` does (its first 3 characters), else the
+    first few."""
+    like = sorted(f for f in families if f.startswith(glob.split("*")[0][:3].lower()))
+    shown = like or sorted(families)
+    return ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "")
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

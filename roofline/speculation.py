@@ -496,8 +496,9 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
         out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
     if method == "draft" and draft is not None and (mismatch := tokenizer_mismatch(target, draft)):
         out.append(mismatch)
-    if method == "draft" and draft is not None and target.moe is None and draft.params >= target.params:  # (qa380: 0.311x
-        # unexplained; a MoE target reads more than its active parameters as the batch grows: not said of one)
+    if (method == "draft" and draft is not None and draft_hw is None and target.moe is None and draft.moe is None
+            and draft.params >= target.params):  # (qa380: 0.311x unexplained; a MoE model reads its active parameters
+        # and more as the batch grows, and a drafter on a faster device of its own can pay: qa381, not said of those)
         out.append(f"draft model {draft.name} ({draft.params / 1e9:.3g}B parameters) is no smaller than its target "
                    f"{target.name} ({target.params / 1e9:.3g}B): a draft pass costs about a decode step or more, so "
                    "speculation cannot pay (at best a tie, every draft accepted); a draft model is usually a tenth of its "

@@ -125,7 +125,8 @@ def predict_table(point: dict) -> str:
             lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
                          "device time a token takes with every request's prefill, its own included; each user sees "
                          f"{_rate(1 / p['serving_time_per_output_token_s'])} tokens/s after its first token"
-                         + ("; not reachable: fits in memory NO" if not p["fits_in_memory"] else "") + ")")
+                         + ("; not reachable: fits in memory NO" if not p["fits_in_memory"] else "")
+                         + (f"; no {p['engine']} setup runs it" if p.get("engine_refuses") else "") + ")")  # (qa381)
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
@@ -171,7 +172,8 @@ def predict_table(point: dict) -> str:
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}   ({_rate(spec['tokens_per_s_per_device'])} per device"
             + (", the drafter's included)" if spec.get("drafter_device_max_batch") is not None else ")"),
-            f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
+            f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}" + (_unreachable_text(spec, p) if (
+                spec.get("engine_refuses") or p.get("engine_refuses")) else ""),  # (qa381: untagged beside its speedup)
             f"    speedup            {_speedup_text(spec['speedup'])}" + _unreachable_text(spec, p),
             *([f"    serving TTFT       {format_seconds(spec['serving_ttft_s'])}   (at {p['batch']:,} in flight: the iteration "
                f"{format_seconds(spec['iteration_time_s'])} + the prefill's stall {format_seconds(spec['prefill_stall_s'])}"
@@ -180,7 +182,8 @@ def predict_table(point: dict) -> str:
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
                f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"
-               + (_unreachable_text(spec, p) if spec.get("engine_refuses") else "")]  # (qa299: untagged beside tagged lines)
+               + (_unreachable_text(spec, p) if spec.get("engine_refuses") or p.get("engine_refuses") else "")]  # (qa299,
+              # qa381: untagged beside tagged lines)
               if "serving_time_per_output_token_s" in spec else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"

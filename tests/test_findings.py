@@ -2147,3 +2147,17 @@ def test_the_shared_prefix_gain_says_it_follows_the_batch_grid_where_the_drafter
     assert int(said[2]) == shared["batch"].max() < shared["max_batch"].iloc[0]  # the drafter fits more than swept
     plain = r.df[(r.df["shared_prefix_tokens"] == 6144) & (r.df["k"] == 0) & r.df["fits_in_memory"]]
     assert plain["batch"].max() > int(said[2])  # the premise: plain decoding's largest swept batch is larger
+
+
+def test_another_engines_standard_tier_is_said_less_more_or_the_same_and_an_engine_without_one_is_passed():
+    """qa381's surviving mutants of _other_engines_tier: only 'less' was tested; an engine pricing no tier on the
+    device must not stop the others being said."""
+    from roofline.findings import _other_engines_tier
+
+    meta = {"hardware": {"h": "H"}, "other_engine_base_costs": {"a": {"h": 1.2}, "b": {"x": 1.0}, "c": {"h": 0.5},
+                                                                 "d": {"h": 1.001}}}
+    assert _other_engines_tier(meta, "h", 1.0) == (
+        " Under a the cheapest tier without speculation on H costs $1.20 per million tokens, 20% more; under c the cheapest "
+        "tier without speculation on H costs $0.500 per million tokens, 50% less; under d the cheapest tier without "
+        "speculation on H costs $1.00 per million tokens, the same.")
+    assert _other_engines_tier({}, "h", 1.0) == "" and _other_engines_tier(meta, "x", 2.0).startswith(" Under b ")

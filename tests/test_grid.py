@@ -325,7 +325,7 @@ def test_a_layout_that_fits_on_no_device_alone_is_left_out_and_said():
                              "axes": {"batch": [1, 64], "context": [4096]}}, "l")
     df = run_sweep(sc, load_configs(sc))
     by, keys, note = plots._panels(df, ("hardware", "model", "context"), {})
-    assert len(keys) == 6 and note == "TP 8, PP 1 left out (a panel of it would hold no point that fits)"
+    assert len(keys) == 6 and note == "TP 8 left out (a panel of it would hold no point that fits)"
     assert narrowed_columns(df) == {"tp": [8]}  # the sweep's hint: --where tp=8 draws it
 
 
@@ -1146,3 +1146,28 @@ def test_the_memory_columns_are_the_targets_with_a_drafter_on_its_own_device():
             assert getattr(row, column) == pytest.approx(p[column], rel=1e-12), column
     spec = df[df["k"] > 0]
     assert (spec["memory_needed_bytes"] <= spec["usable_memory_bytes"]).all() and not spec["fits_in_memory"].all()
+
+
+@pytest.mark.slow
+def test_the_refinement_budget_takes_the_most_any_config_fits_at_the_shortest_context_and_the_meta_says_it(tmp_path, roofline):
+    """qa381's surviving mutants of _most_that_fit (the shortest context, the largest config's cap) and of scenario_meta's
+    break_even_refined (the configs passed there too)."""
+    import json
+
+    from roofline.capacity import capacity
+    from roofline.grid import _most_that_fit
+
+    data = {"name": "m", "hardware": "h100-sxm", "model": ["llama-3.1-8b", "llama-3.1-70b"], "tp": 4, "method": "eagle",
+            "axes": {"batch": [1, 64, 4096], "context": [1024, 32768], "k": [0, 1, 2, 3, 4, 5, 6], "alpha": [0.8]}}
+    sc = scenario_from_dict(data, "m.yaml")
+    configs = load_configs(sc)
+    caps = [int(capacity(c.hw, c.model, 1, 1025, c.dep, engine=c.engine)["max_batch"]) for c in configs]
+    assert _most_that_fit(sc, configs) == max(caps) > min(caps)
+    assert max(caps) > int(capacity(configs[0].hw, configs[0].model, 1, 32769, configs[0].dep, engine=configs[0].engine)["max_batch"])
+    from roofline.grid import refines_break_even
+
+    assert not refines_break_even(sc)[0] and refines_break_even(sc, configs)[0]  # 14 cells x 4,031 batches: not from the
+    path = tmp_path / "m.yaml"  # axes alone; refined as far as what fits
+    path.write_text(json.dumps(data))
+    assert roofline("sweep", path, "--out", tmp_path / "o", "--no-plots")[0] == 0
+    assert json.loads((tmp_path / "o" / "scenario.json").read_text())["break_even_refined"] is True

@@ -1067,7 +1067,7 @@ def test_a_layouts_figure_names_the_panels_it_cuts_and_no_narrowing_that_left_no
                                 "layouts": [{"tp": 8}, {"tp": 4, "pp": 2}, {"tp": 2, "pp": 4}, {"tp": 1, "pp": 8}],
                                 "axes": {"batch": [1, 8], "context": [1024], "k": [0]}})
     by, keys, note = plots._panels(three, ("hardware", "model"), meta3)  # 12 panels: one layout whole, not a degree
-    assert len(keys) == 3 and note == "TP 8, PP 1 only"
+    assert len(keys) == 3 and note == "TP 8 only"  # as describe_layout writes it (qa381: 'TP 8, PP 1 only')
 
 
 def test_an_operators_table_from_before_per_operator_ceilings_still_draws_the_bf16_roof():
@@ -1300,7 +1300,8 @@ def test_a_figure_narrowed_to_one_layout_keeps_one_its_engine_runs_and_names_no_
     assert meta["refused"] and meta["refused"][0]["dp_attention"] == 2
     fig = _figure("throughput_vs_batch", df, ops, meta)
     titles = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.get_visible() and ax.get_title()]
-    assert len(titles) == 4 and all("TP 16" in t and "not run by" not in t for t in titles), titles
+    assert len(titles) == 4 and all("not run by" not in t for t in titles), titles
+    assert "TP 16 only" in fig._suptitle.get_text().replace("\n", " ")  # said once, by the title (qa377, qa381)
     footer = next(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
     assert "no setup of their engine runs them" not in footer, footer
     from roofline.plot_jobs import narrowed_columns  # the sweep's note names what the figures leave out (qa363)
@@ -1714,11 +1715,30 @@ def test_a_title_says_a_value_its_note_keeps_once():
     """qa377: 'TP 2 / TP 4 / TP 8 · ... TP 2 only' and 'fp8 weights, bf16 KV · ... fp8 weights only' in one title."""
     from roofline.plots import NBSP, _unsaid
 
-    said = ["engine vllm only", "fp8 weights only", "TP 2 only"]
+    said = "engine vllm only, fp8 weights only, TP 2 only"
     assert _unsaid(f"TP{NBSP}2 / TP{NBSP}4 / TP{NBSP}8", said) == ""
     assert _unsaid(f"engine{NBSP}vllm", said) == ""
     assert _unsaid("fp8 weights, bf16 KV", said) == "bf16 KV"
     assert _unsaid("Llama 3.1 70B", said) == "Llama 3.1 70B" and _unsaid(f"TP{NBSP}4 / TP{NBSP}8", said) == f"TP{NBSP}4 / TP{NBSP}8"
+    # qa381: a layout's label holds commas; its note said whole, its EP never alone
+    layout = "engine sglang only, TP 1, DP-attention 2, EP 2 only"
+    assert _unsaid(f"TP{NBSP}1, DP-attention{NBSP}2, EP{NBSP}2 / TP{NBSP}2", layout) == ""
+    assert _unsaid(f"TP{NBSP}2, EP{NBSP}2", layout) == f"TP{NBSP}2, EP{NBSP}2"  # another layout: its degrees kept
+
+
+def test_a_layout_narrowed_to_one_is_left_out_of_every_panel_title_whole():
+    """qa381: panels read 'TP 1, DP-attention 2' (EP 2 gone) under a title saying the layout 'TP 1, DP-attention 2,
+    EP 2 only' and every layout besides."""
+    from roofline.plots import _panel_title, _said_once
+
+    rows = pd.DataFrame([(hw, "m", 1024, tp, dp, ep) for hw in ("a", "b", "c", "d", "e") for tp, dp, ep in ((1, 2, 2), (2, 1, 1))],
+                        columns=["hardware", "model", "context", "tp", "dp_attention", "ep"])
+    rows["fits_in_memory"] = True
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
+    assert note == "TP 1, DP-attention 2, EP 2 only", note
+    said = _said_once({}, by, keys, note)
+    assert said == {"tp", "dp_attention", "ep"}
+    assert _panel_title({}, dict(zip(by, keys[0])), False, said) == "a, context 1k"
 
 
 def test_a_figure_of_several_engines_draws_a_serving_engine_before_ideal():

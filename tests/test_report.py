@@ -562,6 +562,13 @@ def test_the_fast_tiers_say_another_engines_cheapest_tier_beside_the_one_they_pr
     theirs = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=batch, context=2048)["cost_usd_per_million_tokens"]
     assert float(said[1]) == pytest.approx(theirs, rel=2e-3)
     assert abs(int(said[2]) - 100 * (1 - float(said[1]) / float(mine[1]))) <= 1  # of the 3-digit costs printed
+    # qa381: an engine that prices no tier (trtllm on an MI300X) stopped the report with a KeyError
+    scenario.write_text("name: ft3\nquestion: fast-tier-premium\nhardware: mi300x\nmodel: llama-3.1-8b\n"
+                        "engine: [vllm, trtllm]\nmethod: eagle\n"
+                        "axes: {batch: [1, 8, 64, 256], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, _, err = roofline("report", scenario, "--out", tmp_path / "r3")
+    assert code == 0, err
+    assert "under trtllm" not in (tmp_path / "r3" / "report.md").read_text()
 
 
 @pytest.mark.slow

@@ -1144,6 +1144,17 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
         notes = roofline.predict("h200", "deepseek-v3", 8, 1024, engine=engine, **layout)["warnings"]  # the shipped
         assert not any("DeepSeek-R1 on 8 H200 (vLLM 0.7" in w for w in notes), (engine, layout)  # miss: tp 8 alone
     assert any("DeepSeek-R1 on 8 H200 (vLLM 0.7" in w for w in roofline.predict("h200", "deepseek-v3", 8, 1024, tp=8)["warnings"])
+    with warnings.catch_warnings(record=True) as caught:  # a sweep's config and cheapest's pick alike (qa381's mutants)
+        warnings.simplefilter("always")
+        swept = roofline.sweep({"name": "l", "hardware": "h200", "model": "deepseek-v3", "engine": "vllm-v0",
+                                "layouts": [{"tp": 8}, {"tp": 8, "pp": 2}], "axes": {"batch": [8], "context": [1024]}})
+    said = [str(w.message) for w in caught if "DeepSeek-R1 on 8 H200 (vLLM 0.7" in str(w.message)]
+    assert len(said) == 1 and "for deepseek-v3 on h200 at tp 8:" in said[0], said
+    from roofline.frontier import pick_notes
+
+    for pp, expected in ((1, True), (2, False)):
+        row = swept[swept["pp"] == pp].iloc[0]
+        assert any("DeepSeek-R1 on 8 H200 (vLLM 0.7" in n for n in pick_notes({"plain": row})) is expected, pp
 
 
 def test_the_trade_ratio_is_the_longest_any_point_of_a_deployment_holds():

@@ -652,6 +652,12 @@ def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vo
         for w in big["warnings"])
     same = api.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.1-8b", k=3, alpha=1.0)  # a tie at best
     assert same["spec"]["speedup"] <= 1.0 and any("cannot pay (at best a tie" in w for w in same["warnings"])
+    for p in (api.predict("l4", "llama-3.1-8b", method="draft", draft="llama-3.1-8b", draft_hardware="b200", k=4,
+                          alpha=0.9),  # qa381: a drafter on a faster device of its own pays (3.1x), and a MoE draft
+              api.predict("h100-sxm", "qwen3-8b", method="draft", draft="qwen3-30b-a3b", k=4, alpha=1.0)):  # reads 3B a
+        assert p["spec"]["speedup"] > 1 and not any("is no smaller than its target" in w for w in p["warnings"])  # pass
+    moe = api.predict("h100-sxm", "qwen3-30b-a3b", method="draft", draft="qwen3-32b", k=2, alpha=0.7)  # a MoE target
+    assert not any("is no smaller than its target" in w for w in moe["warnings"])  # reads 3B a token: not said (qa381)
 
 
 @pytest.mark.slow

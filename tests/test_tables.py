@@ -653,6 +653,8 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
     one = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=1)  # qa378: '1 passes of'
     assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, c = ", predict_table(one)), predict_table(one)
+    two = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=2)
+    assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, c = ", predict_table(two)), predict_table(two)
     low = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.05, k=1)  # qa378: 'none', no why
     assert low["spec"]["break_even_batch"] is None and low["spec"]["speedup"] < 1
     assert "    break-even batch   none at k 1: speculation pays at no batch that fits\n" in predict_table(low)
@@ -1211,8 +1213,20 @@ def test_a_point_no_setup_of_its_engine_runs_is_marked_on_its_plain_lines_too():
         lines = predict_table(p).splitlines()
         for label in ("  tokens/s per user ", "  cost ", "    speedup ", "    cost "):
             assert said in next(x for x in lines if x.startswith(label)), label
+    served = roofline.predict("mi300x", "llama-3.1-8b", 8, engine="trtllm", method="eagle", alpha=0.7, k=2, prompt=1024,
+                              output_len=256)  # qa381: its serving lines and speculative tokens/s per user untagged
+    lines = predict_table(served).splitlines()
+    for label in ("  serving cost ", "    tokens/s per user ", "    serving TPOT ", "    serving cost "):
+        assert "no trtllm setup runs it" in next(x for x in lines if x.startswith(label)), label
     runs = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=0.7, k=2)
     assert runs["engine_refuses"] == [] and "setup runs it" not in predict_table(runs)
+    cpu = roofline.predict("epyc-9654", "llama-3.2-1b")  # vLLM runs on CPUs: its caveat is no refusal (qa381's mutant)
+    assert cpu["engine_refuses"] == [] and any("epyc-9654" in w for w in cpu["warnings"])
+    shard = roofline.predict("h200", "deepseek-v3", 8, tp=32)  # qa381: a shard vLLM refuses to load, unmarked
+    assert shard["engine_refuses"] and "refuse to load such a shard" in shard["engine_refuses"][0]
+    assert roofline.predict("h200", "deepseek-v3", 8, tp=32, engine="ideal")["engine_refuses"] == []  # the bound: any
+    assert roofline.predict("b200", "llama-3.1-8b", engine="sglang", dp_attention=2)["engine_refuses"]  # a dense model
+    #   at SGLang's attention DP
     other = roofline.predict("h100-sxm", "qwen3-32b", method="draft", draft="llama-3.2-1b", alpha=0.7, k=4)  # qa380: a
     assert other["engine_refuses"] == [] and len(other["spec"]["engine_refuses"]) == 1  # draft of another tokenizer
     assert "must share the target's tokenizer" in other["spec"]["engine_refuses"][0]
