@@ -1013,12 +1013,8 @@ def plain_at_largest_fit(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple 
             continue  # not reproducible from the table (a profile gone): the swept batch stays the tier
         if now is None:
             continue
-        same = df[(df[keys].astype(str) == row[keys].astype(str)).all(axis=1)]  # the table's rows of its config: the
-        same = same.sort_values("k", kind="stable")  # row drawn from keeps their labels (method eagle at k 0, the alpha
-        labels = {c: same[c].iloc[0] for c in ("method", "alpha", "draft_hardware", "draft_placement")  # swept), so a
-                  if c in df and len(same)}  # sweep of eagle reads as one of eagle (qa375's fix said 'method eagle')
         added.append(now[now["batch"] == cap].assign(computed_now=True, sequence_cap=_sequence_cap(row, extra_dirs),
-                                                       **labels))
+                                                       **_config_labels(df, keys, row)))
     return pd.concat([df.assign(computed_now=False), *added], ignore_index=True) if added else df
 
 
@@ -1040,15 +1036,22 @@ def points_between_for_speeds(df: pd.DataFrame, speeds: dict, meta: dict | None,
                     continue
                 point = point.drop(labels=["layout", "decoding"], errors="ignore")
                 if kind == "plain":  # a plain sweep's row: its config's labels as the table has them (method, alpha)
-                    same = df[(df[keys].astype(str) == point[keys].astype(str)).all(axis=1)].sort_values("k", kind="stable")
-                    for c in ("method", "alpha", "draft_hardware", "draft_placement"):
-                        if c in df and len(same):
-                            point[c] = same[c].iloc[0]
+                    point = point.copy()
+                    for column, label in _config_labels(df, keys, point).items():
+                        point[column] = label
                 added.append(point.to_frame().T.assign(computed_now=True))
     if not added:
         return df
     out = pd.concat([df.assign(computed_now=df["computed_now"] if "computed_now" in df else False), *added], ignore_index=True)
     return out.infer_objects()
+
+
+def _config_labels(df: pd.DataFrame, keys: list[str], row: pd.Series) -> dict:
+    """The labels `df`'s rows of `row`'s config (its `keys`) carry, of its first k: a plain point swept now as plain
+    decoding (method none, no alpha) keeps them (method eagle at k 0, the alpha swept), so a sweep of eagle reads as one
+    of eagle (qa375's fix said 'method eagle')."""
+    same = df[(df[keys].astype(str) == row[keys].astype(str)).all(axis=1)].sort_values("k", kind="stable")
+    return {c: same[c].iloc[0] for c in ("method", "alpha", "draft_hardware", "draft_placement") if c in df and len(same)}
 
 
 def _sequence_cap(row: pd.Series, extra_dirs: tuple = ()) -> float:

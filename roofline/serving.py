@@ -1728,7 +1728,8 @@ def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, .
     the search path (for_hardware: no class both split and whole on a device two overrides match, qa143), and a
     warning where an override's or a known miss's glob matches no device's engine family (`H100*` matches none, globs
     being case-sensitive; a user device's own name, whose family is another's, none either: qa323) or is an earlier
-    override's (the later wins where both set a field; qa141)."""
+    override's (the later wins where both set a field; qa141), and where a known miss's models glob matches no model
+    profile on the search path (qa382)."""
     from roofline.hardware import load_hardware
 
     names = [n.lower() for n in list_names("hardware", extra_dirs)]
