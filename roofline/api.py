@@ -928,13 +928,15 @@ def predict(
         # qa231: what no setup of the engine runs (its refusals, said first among the warnings), beside its speedup;
         # at k 0, what it refuses of the best k it names (qa236: k 0's best k 3 was a refused layout, unsaid)
         out["spec"]["engine_refuses"] = [w for w in refused if speculates(method, k)]
-        if speculates(method, k) and method == "draft" and draft_spec is not None and (
-                mismatch := tokenizer_mismatch(target, draft_spec)):  # no engine runs it (qa380: priced bare)
+        mismatch = tokenizer_mismatch(target, draft_spec) if method == "draft" and draft_spec is not None else ""
+        if speculates(method, k) and mismatch:  # no engine runs it (qa380: priced bare)
             out["spec"]["engine_refuses"] += [w for w in out["warnings"] if mismatch in w][:1] or [mismatch]
         if not speculates(method, k) and out["spec"]["best_k"]:
             out["spec"]["engine_refuses"] = [w.replace("this point", f"the best k ({out['spec']['best_k']}) named here", 1)
                                              for w in speculation_engine_notes(eng, method, 1, dep)]  # not its cap
             out["warnings"] += out["spec"]["engine_refuses"]
+            out["spec"]["engine_refuses"] += [w for w in out["warnings"] if mismatch and mismatch in w][:1]  # its drafter's
+            # tokenizer, which the best k named would draft with (qa381's note: at k 0, unsaid among them)
         if target.moe is not None and speculates(method, k):  # the verify pass's q = k + 1 (a tree's nodes + 1) tokens a
             q = (tree_nodes if tree_nodes is not None else k) + 1  # sequence read more experts than a decode step's one
             out["spec"]["verify_experts_busiest_rank"] = _experts_a_pass(target, dep, batch, q, "tokens_a_pass")  # (qa119)

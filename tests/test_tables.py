@@ -1232,3 +1232,6 @@ def test_a_point_no_setup_of_its_engine_runs_is_marked_on_its_plain_lines_too():
     assert "must share the target's tokenizer" in other["spec"]["engine_refuses"][0]
     lines = predict_table(other).splitlines()
     assert all(said.replace("trtllm", "vllm") in next(x for x in lines if x.startswith(label)) for label in ("    speedup ", "    cost "))
+    at_0 = roofline.predict("h100-sxm", "qwen3-32b", method="draft", draft="llama-3.2-1b", alpha=0.7, k=0)  # its best k
+    assert at_0["spec"]["best_k"] > 0 and any("must share the target's tokenizer" in w  # named with that drafter (qa381)
+                                              for w in at_0["spec"]["engine_refuses"])
