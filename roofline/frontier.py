@@ -105,10 +105,10 @@ def prefill_share_note(picks: dict | None) -> str:
             continue  # one request in flight waits behind no other's prefill (predict says nothing there either; qa363)
         share = 1.0 - float(row["tokens_per_s"]) / float(row["decoding_tokens_per_s"])
         if share > PREFILL_SHARE_QUEUES:
-            shares.append(f"the {kind} pick {100 * share:.0f}%")
+            shares.append(f"{100 * share:.0f}% at the {kind} pick")  # (qa383: 'at the speculation pick 54%')
     if not shares:
         return ""
-    return (f"arriving prompts' prefills take over half of the devices' time at {spoken_list(shares)}: a new prompt often "
+    return (f"arriving prompts' prefills take over half of the devices' time ({spoken_list(shares)}): a new prompt often "
             "waits behind another's prefill, which serving_ttft_s leaves out (read it as a lower bound; predict --prompt "
             "says the same)")
 

@@ -1525,7 +1525,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append("")
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
-        lines += [f"speeds and costs: {_speeds_text(request)}", ""]
+        said = _speeds_text(request)  # (qa383: 'speeds and costs: steady decoding: speeds and costs count ...')
+        lines += [said[0].upper() + said[1:] if said.startswith("steady decoding") else f"speeds and costs: {said}", ""]
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):

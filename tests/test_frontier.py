@@ -1614,7 +1614,7 @@ def test_a_serving_pick_mostly_prefills_says_its_ttft_is_a_lower_bound():
     picks = {"plain": pd.Series({"tokens_per_s": 41.0, "decoding_tokens_per_s": 100.0}),
              "speculation": pd.Series({"tokens_per_s": 60.0, "decoding_tokens_per_s": 100.0})}
     note = prefill_share_note(picks)
-    assert note.startswith("arriving prompts' prefills take over half of the devices' time at the plain pick 59%:")
+    assert note.startswith("arriving prompts' prefills take over half of the devices' time (59% at the plain pick):")
     assert "speculation" not in note and "serving_ttft_s leaves out" in note
     assert prefill_share_note({"plain": None, "speculation": picks["speculation"]}) == ""
     assert prefill_share_note({"plain": pd.Series({"tokens_per_s": 41.0})}) == ""  # a decoding table: nothing to say
@@ -1824,3 +1824,14 @@ def test_the_plain_point_at_the_largest_batch_that_fits_keeps_the_tables_labels_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert "computed_now" not in plain_at_largest_fit(unfit, None)
+
+
+@pytest.mark.slow
+def test_the_frontier_without_a_speed_says_its_speeds_once(tmp_path, roofline):
+    """qa383: 'speeds and costs: steady decoding: speeds and costs count decode steps only, ...' headed cheapest's
+    frontier where no speed was asked."""
+    _swept(tmp_path, roofline, "name: f1\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n  context: [1024]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("Steady decoding: speeds and costs count decode steps only"), out[:300]
+    assert "speeds and costs: steady" not in out
