@@ -1264,10 +1264,10 @@ def cost_sharers(engine: ServingEngine) -> list[tuple[ServingEngine, str]]:
     for other in _shipped_engines():
         if same(other.path, engine.path):
             continue
-        if same(other.costs_from, engine.path):
-            out.append((other, f"priced with {engine.name}'s costs"))
+        if same(other.costs_from, engine.path):  # (qa383: 'priced with vllm's costs' read as another engine's miss)
+            out.append((other, f"priced with {engine.name}'s costs, so the same prediction as here"))
         elif same(engine.costs_from, other.path):
-            out.append((other, f"whose costs {engine.name} takes"))
+            out.append((other, f"whose costs {engine.name} takes, so the same prediction as here"))
     return out
 
 

@@ -391,7 +391,7 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
     assert len(said) == 1 and "named 'h100-sxm' with a mem_bw_bytes_per_s other than the h100-sxm profile's" in said[0]
     for device in ("h100-sxm", "mi300x"):  # an engine made for the device it runs on by its profile is that profile's
         said = roofline.predict(device, "llama-3.1-8b", engine=roofline.load_engine("vllm").for_hardware(device))["warnings"]
-        assert [w for w in said if not w.startswith("a known miss of engine vllm-v0, priced with vllm's costs")] == []
+        assert [w for w in said if not w.startswith("a known miss of engine vllm-v0, priced with vllm's costs, so the same prediction as here")] == []
     amd = roofline.load_engine("sglang").for_hardware("mi300x")  # AMD's values on an H100: not the profile's there
     assert any("named 'sglang' with a kernel_latency_s" in w for w in roofline.predict("h100", "llama-3.1-8b", engine=amd)["warnings"])
     engine = dataclasses.replace(roofline.load_engine("vllm"), kernel_latency_s=1e-6)
@@ -410,7 +410,7 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         roofline.sweep({"hardware": ["h100", "mi300x"], "model": "llama-3.1-8b", "engine": hopper, "axes": {"batch": [8]}})
-    v0_miss = "a known miss of engine vllm-v0, priced with vllm's costs"  # Llama 8B on MI300X: measured, said (qa365)
+    v0_miss = "a known miss of engine vllm-v0, priced with vllm's costs, so the same prediction as here"  # Llama 8B on MI300X: measured, said (qa365)
     assert all(str(w.message).startswith(v0_miss) for w in caught)
     assert [w for w in roofline.predict("mi300x", "llama-3.1-8b", engine=hopper)["warnings"] if not w.startswith(v0_miss)] == []
     made = roofline.load_engine("vllm").for_hardware(roofline.load_hardware("mi300x"))  # a hand change an override replaces

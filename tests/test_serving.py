@@ -1339,13 +1339,13 @@ def test_a_shipped_profile_priced_with_an_engines_costs_has_its_known_misses_sai
     import roofline
     from roofline.serving import cost_sharers, load_engine
 
-    assert [(e.name, how) for e, how in cost_sharers(load_engine("vllm"))] == [("vllm-v0", "priced with vllm's costs")]
-    assert [(e.name, how) for e, how in cost_sharers(load_engine("vllm-v0"))] == [("vllm", "whose costs vllm-v0 takes")]
+    assert [(e.name, how) for e, how in cost_sharers(load_engine("vllm"))] == [("vllm-v0", "priced with vllm's costs, so the same prediction as here")]
+    assert [(e.name, how) for e, how in cost_sharers(load_engine("vllm-v0"))] == [("vllm", "whose costs vllm-v0 takes, so the same prediction as here")]
     assert cost_sharers(load_engine("sglang")) == []
     point = dict(batch=16, context=3600, tp=8)
     v1, v0, sg = (roofline.predict("mi300x", "deepseek-r1", engine=e, **point) for e in ("vllm", "vllm-v0", "sglang"))
     assert v1["step_time_s"] == pytest.approx(v0["step_time_s"], rel=0.01)  # the same costs (behaviour fields aside)
-    said = [w for w in v1["warnings"] if w.startswith("a known miss of engine vllm-v0, priced with vllm's costs: DeepSeek-R1 on 8 MI300X")]
+    said = [w for w in v1["warnings"] if w.startswith("a known miss of engine vllm-v0, priced with vllm's costs, so the same prediction as here: DeepSeek-R1 on 8 MI300X")]
     assert len(said) == 1 and "33-62% short" in said[0]
     assert not any("vllm-v0" in w for w in sg["warnings"])
 

@@ -1166,7 +1166,7 @@ def test_engines_show_counts_the_known_misses_of_a_shipped_profile_priced_with_i
     from roofline.tables import engine_table
 
     count = len(load_engine("vllm-v0").known_misses)
-    assert count and (f"known misses of vllm-v0, priced with vllm's costs: {count} (said under vllm too; engines show "
+    assert count and (f"known misses of vllm-v0, priced with vllm's costs, so the same prediction as here: {count} (said under vllm too; engines show "
                       "vllm-v0)") in engine_table(load_engine("vllm"))
     assert "known misses of" not in engine_table(load_engine("sglang"))
     assert "known misses of" not in engine_table(load_engine("vllm-v0"))  # vllm's costs, no misses of its own: none said
