@@ -1357,13 +1357,15 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
 
 
-def base_tier_costs(df: pd.DataFrame, meta: dict) -> dict[str, float]:
-    """{hardware: the cheapest tier without speculation's cost per million tokens} of `df` (tier_prices), for the
-    devices that price one: a report gives the fast-tier finding other engines' (`other_engine_base_costs`)."""
+def base_tier_costs(df: pd.DataFrame, meta: dict) -> dict[str, tuple[float, float, int]]:
+    """{hardware: (the cheapest tier without speculation's cost per million tokens, its tokens/s per user, its batch)}
+    of `df` (tier_prices), for the devices that price one: a report gives the fast-tier finding other engines'
+    (`other_engine_base_costs`)."""
     tiers = tier_prices(df, meta=meta)
     if "base_cost_usd_per_million_tokens" not in tiers:  # no device prices one (an engine it does not run on, no price:
         return {}  # qa381, a KeyError and no report)
-    return {str(h): float(c) for h, c in tiers["base_cost_usd_per_million_tokens"].items() if np.isfinite(float(c))}
+    return {str(h): (float(t["base_cost_usd_per_million_tokens"]), float(t["base_tokens_per_s_per_user"]), int(t["base_batch"]))
+            for h, t in tiers.iterrows() if np.isfinite(float(t["base_cost_usd_per_million_tokens"]))}
 
 
 def _other_engines_tier(meta: dict, hw: str, cost: float) -> str:
@@ -1372,13 +1374,15 @@ def _other_engines_tier(meta: dict, hw: str, cost: float) -> str:
     prices one on `hw`, against this finding's `cost` there (qa375: SGLang's tier 35% cheaper than the vllm one the
     finding priced, unsaid)."""
     said = []
-    for other, costs in ((meta or {}).get("other_engine_base_costs") or {}).items():
-        if hw not in costs:
+    for other, tiers in ((meta or {}).get("other_engine_base_costs") or {}).items():
+        if hw not in tiers:
             continue
-        change = costs[hw] / cost - 1
-        said.append(f"under {other} the cheapest tier without speculation on {_hw(meta, hw)} costs ${_n(costs[hw])} per "
-                    "million tokens, " + (f"{-change:.0%} less" if change < -0.005 else f"{change:.0%} more"
-                                          if change > 0.005 else "the same"))
+        theirs, speed, batch = tiers[hw]
+        change = theirs / cost - 1
+        said.append(f"under {other} the cheapest tier without speculation on {_hw(meta, hw)} costs ${_n(theirs)} per "
+                    f"million tokens at {_n(speed)} tokens/s per user (batch {batch:,}, the largest that fits), "  # (qa384:
+                    + (f"{-change:.0%} less" if change < -0.005 else f"{change:.0%} more"  # its point and speed unsaid)
+                       if change > 0.005 else "the same"))
     text = "; ".join(said)  # each with its own commas: a list of them reads apart by semicolons
     return f" {text[0].upper()}{text[1:]}." if said else ""
 

@@ -451,10 +451,11 @@ def _tier_points_between(df, meta: dict, extra_dirs: tuple):
     return points_between_for_speeds(df, speeds, meta, extra_dirs)
 
 
-def _other_engine_base_costs(r: ScenarioResult, held: set[str], extra_dirs: tuple) -> dict[str, dict[str, float]]:
-    """{engine: {hardware: its cheapest tier without speculation's cost}} of each serving engine of a fast-tier
-    scenario's sweep but those `held` (the finding's) and ideal (the bound), each read as the question reads its own
-    rows (question_rows; at the most that fit, plain_at_largest_fit): the finding says them beside its own (qa375)."""
+def _other_engine_base_costs(r: ScenarioResult, held: set[str], extra_dirs: tuple) -> dict[str, dict[str, tuple]]:
+    """{engine: {hardware: its cheapest tier without speculation: (cost, tokens/s per user, batch)}} of each serving
+    engine of a fast-tier scenario's sweep but those `held` (the finding's) and ideal (the bound), each read as the
+    question reads its own rows (question_rows; at the most that fit, plain_at_largest_fit): the finding says them
+    beside its own (qa375)."""
     from roofline.findings import base_tier_costs, question_rows
     from roofline.frontier import plain_at_largest_fit
 

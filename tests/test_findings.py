@@ -2154,10 +2154,12 @@ def test_another_engines_standard_tier_is_said_less_more_or_the_same_and_an_engi
     device must not stop the others being said."""
     from roofline.findings import _other_engines_tier
 
-    meta = {"hardware": {"h": "H"}, "other_engine_base_costs": {"a": {"h": 1.2}, "b": {"x": 1.0}, "c": {"h": 0.5},
-                                                                 "d": {"h": 1.001}}}
+    meta = {"hardware": {"h": "H"}, "other_engine_base_costs": {"a": {"h": (1.2, 30.0, 100)}, "b": {"x": (1.0, 9.0, 9)},
+                                                                 "c": {"h": (0.5, 20.0, 1200)}, "d": {"h": (1.001, 25.0, 90)}}}
     assert _other_engines_tier(meta, "h", 1.0) == (
-        " Under a the cheapest tier without speculation on H costs $1.20 per million tokens, 20% more; under c the cheapest "
-        "tier without speculation on H costs $0.500 per million tokens, 50% less; under d the cheapest tier without "
-        "speculation on H costs $1.00 per million tokens, the same.")
+        " Under a the cheapest tier without speculation on H costs $1.20 per million tokens at 30.0 tokens/s per user "
+        "(batch 100, the largest that fits), 20% more; under c the cheapest tier without speculation on H costs $0.500 per "
+        "million tokens at 20.0 tokens/s per user (batch 1,200, the largest that fits), 50% less; under d the cheapest "
+        "tier without speculation on H costs $1.00 per million tokens at 25.0 tokens/s per user (batch 90, the largest "
+        "that fits), the same.")
     assert _other_engines_tier({}, "h", 1.0) == "" and _other_engines_tier(meta, "x", 2.0).startswith(" Under b ")

@@ -556,12 +556,12 @@ def test_the_fast_tiers_say_another_engines_cheapest_tier_beside_the_one_they_pr
     text = (tmp_path / "r" / "report.md").read_text()
     mine = re.search(r"the cheapest tier without speculation costs \$([0-9.]+) per million tokens", text)
     said = re.search(r" Under sglang the cheapest tier without speculation on H100 SXM5 costs \$([0-9.]+) per million "
-                     r"tokens, (\d+)% less\.", text)
+                     r"tokens at [0-9.]+ tokens/s per user \(batch ([0-9,]+), the largest that fits\), (\d+)% less\.", text)
     assert mine and said and "under ideal" not in text.lower(), text[:3000]
     batch = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=1, context=2048)["max_batch"]
     theirs = predict("h100-sxm", "llama-3.1-8b", engine="sglang", batch=batch, context=2048)["cost_usd_per_million_tokens"]
-    assert float(said[1]) == pytest.approx(theirs, rel=2e-3)
-    assert abs(int(said[2]) - 100 * (1 - float(said[1]) / float(mine[1]))) <= 1  # of the 3-digit costs printed
+    assert float(said[1]) == pytest.approx(theirs, rel=2e-3) and int(said[2].replace(",", "")) == batch
+    assert abs(int(said[3]) - 100 * (1 - float(said[1]) / float(mine[1]))) <= 1  # of the 3-digit costs printed
     # qa381: an engine that prices no tier (trtllm on an MI300X) stopped the report with a KeyError
     scenario.write_text("name: ft3\nquestion: fast-tier-premium\nhardware: mi300x\nmodel: llama-3.1-8b\n"
                         "engine: [vllm, trtllm]\nmethod: eagle\n"
