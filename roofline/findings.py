@@ -1467,6 +1467,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of; for a k = 0
         point, what the cheapest point that drafts costs instead (or why none is priced), the caveat on that one."""
         k = int(t[f"k_{m:g}x_speculation"])
+        if k > 0 and m == m2 and all(t[f"{c}_{m1:g}x_speculation"] == t[f"{c}_{m2:g}x_speculation"]
+                                     for c in ("k", "batch", "config")):  # (qa384: one point quoted twice, read as
+            return " (the same point, fast enough for both)"  # a copy error)
         if k > 0:
             point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
             return (f" (batch {int(t[f'batch_{m:g}x_speculation']):,}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)}"

@@ -2163,3 +2163,18 @@ def test_another_engines_standard_tier_is_said_less_more_or_the_same_and_an_engi
         "tier without speculation on H costs $1.00 per million tokens at 25.0 tokens/s per user (batch 90, the largest "
         "that fits), the same.")
     assert _other_engines_tier({}, "h", 1.0) == "" and _other_engines_tier(meta, "x", 2.0).startswith(" Under b ")
+
+
+@pytest.mark.slow
+def test_one_speculative_point_fast_enough_for_both_tiers_is_quoted_once(tmp_path):
+    """qa384: '2x ... 0.317x with EAGLE (batch 57, k = 6; ...); 3x costs 4.65x without and 0.317x with (batch 57, k = 6;
+    ...)': one point quoted twice read as a copy error."""
+    r, _ = _run_text(tmp_path, "name: fc\nquestion: fast-tier-premium\nhardware: h100-sxm\nmodel: qwen3-30b-a3b\n"
+                     "method: eagle\naxes: {batch: [1, 8, 64, 256], context: [2048], k: [0, 1, 2, 3, 4, 5, 6], "
+                     "alpha: [0.8]}\n", answer=False)
+    df, ops, meta, _ = question_rows("fast-tier-premium", r.df, r.ops, r.meta)
+    f = finding("fast-tier-premium", df, ops, meta)
+    tiers = f.numbers["tiers"].loc["h100-sxm"]
+    assert (tiers["batch_2x_speculation"], tiers["k_2x_speculation"]) == (tiers["batch_3x_speculation"], tiers["k_3x_speculation"])
+    point = f"(batch {int(tiers['batch_2x_speculation'])}, k = {int(tiers['k_2x_speculation'])}"
+    assert f.text.count(point) == 1 and "(the same point, fast enough for both)" in f.text, f.text
