@@ -2178,3 +2178,21 @@ def test_one_speculative_point_fast_enough_for_both_tiers_is_quoted_once(tmp_pat
     assert (tiers["batch_2x_speculation"], tiers["k_2x_speculation"]) == (tiers["batch_3x_speculation"], tiers["k_3x_speculation"])
     point = f"(batch {int(tiers['batch_2x_speculation'])}, k = {int(tiers['k_2x_speculation'])}"
     assert f.text.count(point) == 1 and "(the same point, fast enough for both)" in f.text, f.text
+
+
+@pytest.mark.slow
+def test_the_batch_grid_caveat_reads_each_ends_largest_fit_at_its_own_k(tmp_path):
+    """qa381's surviving mutant: the shared-prefix end's largest fitting batch was checked at the unshared end's k, the
+    same k in every earlier test. Here the unshared end peaks at k = 3 (batch 4, the largest that fits at k = 3) and the
+    shared end at k = 0 (batch 16, plain decoding's largest, where k = 3 fits only 8): both ends sit at their largest."""
+    r, _ = _run_text(tmp_path, "name: spk\nquestion: shared-prefix\nhardware: h100-sxm\nmodel: qwen3-32b\nengine: ideal\n"
+                     "method: eagle\nshared_prefix: [0, 6144]\naxes:\n  batch: [1, 2, 4, 8, 16, 32]\n  context: [8192]\n"
+                     "  k: [0, 1, 2, 3, 4, 5]\n  alpha: [0.5]\n", answer=False)
+    df, ops, meta, _ = question_rows("shared-prefix", r.df, r.ops, r.meta)
+    fits = df[df["fits_in_memory"].astype(bool)]
+    peaks = fits.loc[fits.groupby("shared_prefix_tokens")["tokens_per_s"].idxmax()].set_index("shared_prefix_tokens")
+    assert [(int(peaks.loc[p, "k"]), int(peaks.loc[p, "batch"])) for p in (0, 6144)] == [(3, 4), (0, 16)]  # the premise
+    largest = fits.groupby(["shared_prefix_tokens", "k"])["batch"].max()
+    assert (largest[(0, 3)], largest[(6144, 0)], largest[(6144, 3)]) == (4, 16, 8)  # each end's own k: 4 and 16, not 8
+    assert "at batch 4 and 16, the largest swept that fit, so the gain follows the batch grid" in finding(
+        "shared-prefix", df, ops, meta).text
