@@ -60,6 +60,16 @@ def _compact_help_types() -> None:
     display_type_rich._flag_aware = True
     option.display_type_rich = display_type_rich
     option._get_number_range_help_str = number_range
+    argument = getattr(typer.core, "TyperArgument", None)
+    if argument is not None and hasattr(argument, "_usage_display_name"):
+        argument._usage_display_name = _usage_name
+
+
+def _usage_name(self) -> str:
+    """An argument on the usage line as click writes it: SCENARIO required, [SCENARIO] optional, `...` repeated
+    (Typer 0.29 writes a required one `{scenario}`, read as a placeholder to fill or a set to pick from, qa383)."""
+    name = (self.metavar or self.name).upper()
+    return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
 
 
 _compact_help_types()

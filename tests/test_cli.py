@@ -311,6 +311,8 @@ def test_help_at_80_columns_cuts_no_option_name_or_help_word(command):
     result = CliRunner().invoke(cli.app, [*command, "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})
     assert result.exit_code == 0 and "Usage:" in result.output
     assert "…" not in result.output and "--no-force" not in result.output
+    usage = next(line for line in result.output.splitlines() if "Usage:" in line)  # qa383: `{scenario}`, `{FILE}...`
+    assert "{" not in usage and "}" not in usage
 
 
 @pytest.mark.slow
@@ -390,6 +392,8 @@ def test_help_shows_no_value_for_a_flag():
     """Typer showed `--force <bool>`: `--force true` was then refused as an extra argument."""
     out = run("sweep", "--help").output
     assert "<bool>" not in out and "--force" in out
+    assert "sweep [OPTIONS] SCENARIO " in out  # required as click writes it (Typer 0.29: {scenario})
+    assert "report [OPTIONS] [SCENARIO]... " in run("report", "--help").output
     assert "<bool>" not in run("--help").output
 
 
