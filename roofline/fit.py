@@ -497,18 +497,36 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         if result is None or trial.cost < result.cost - 1e-12:
             result = trial
     result.x = full(result.x)
-    fitted = engine_at(result.x)
     start_engine = engine_at(u0)
-    at_fit = log_residuals(fitted)
-    sensitivity = np.zeros(len(result.x))
-    columns = np.zeros((len(at_fit), len(result.x)))  # how every row moves with each parameter (in u): the Jacobian
-    for j in range(len(result.x)):  # does moving u_j by 0.05 (toward the inside) change any row by more than 0.1%?
+
+    def sensitivities(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The log residuals at `x`, and for each parameter: whether moving u_j by 0.05 (toward the inside) changes
+        any row by more than 0.1% (its largest change), and how every row moves with it (the Jacobian, in u)."""
+        at = log_residuals(engine_at(x))
+        largest, jacobian = np.zeros(len(x)), np.zeros((len(at), len(x)))
+        for j in range(len(x)):
+            moved = x.copy()
+            step = 0.05 if moved[j] < 0.5 else -0.05
+            moved[j] = moved[j] + step
+            change = log_residuals(engine_at(moved)) - at
+            largest[j], jacobian[:, j] = float(np.max(np.abs(change))), change / step
+        return at, largest, jacobian
+
+    at_fit, sensitivity, columns = sensitivities(result.x)
+    kept = _kept_from_earlier_fit(loaded, start, [p for j, p in enumerate(PARAMETERS) if free[j] and sensitivity[j] <= 1e-3])
+    if kept:  # no row here determines them: the earlier fit's values (on its own rows) stay, where moving them to it
+        # leaves every row within 0.1% (qa382: a bf16 dense user's fit wrote sglang's fitted fp8 MoE efficiency back
+        # to its start, 1.0, un-derating every fp8 MoE point)
         moved = result.x.copy()
-        step = 0.05 if moved[j] < 0.5 else -0.05
-        moved[j] = moved[j] + step
-        change = log_residuals(engine_at(moved)) - at_fit
-        sensitivity[j] = float(np.max(np.abs(change)))
-        columns[:, j] = change / step
+        for p in kept:
+            moved[keys.index(p.key)] = p.to_u(getattr(loaded, p.field))
+        if np.max(np.abs(log_residuals(engine_at(moved)) - at_fit), initial=0.0) <= 1e-3:
+            result.x = moved
+            at_fit, sensitivity, columns = sensitivities(result.x)
+        else:
+            kept = []
+    kept_keys = {p.key for p in kept}
+    fitted = engine_at(result.x)
     together = _determined_together(columns, [j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3])
     fitted_on = _fitted_on(rows, usable.to_numpy(), engine_family, columns,
                            {_free_name(j, extra): j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3})
@@ -529,6 +547,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             # at its start of 1 read 'at high bound')
             "bound": "" if not free[j] or sensitivity[j] <= 1e-3 else "low" if at_low else ("high" if at_high else ""),
             "fixed": not free[j],
+            "kept": p.key in kept_keys,  # the profile's value from its earlier fit, on that fit's rows
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
             "together_with": [_free_name(k, extra) for k in together.get(j, [])],
@@ -581,9 +600,28 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
         "fitted_on": fitted_on,
+        # each parameter kept at the earlier fit's value: where that fit's rows were (its fitted_on entry, if recorded)
+        "kept": {key: ((loaded.fitted or {}).get("fitted_on") or {}).get(key) for key in kept_keys},
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
         "hardware_families": sorted(set(engine_family[usable].map(family_label))),
     }
+
+
+def _kept_from_earlier_fit(loaded: ServingEngine, start: dict[str, float], undetermined: list[Parameter]) -> list[Parameter]:
+    """Of the parameters `undetermined` (no row of this fit moves them), those whose value in the profile `loaded` its
+    own earlier fit determined on its rows (in fitted.parameters, not in its not_determined_by_rows or fixed; one that
+    fit kept from a fit before it is not in its not_determined_by_rows either), within this fit's bounds and away from the start value: a measurement, which this
+    fit keeps instead of writing the start back."""
+    fitted = loaded.fitted or {}
+    earlier = set(fitted.get("parameters") or ()) - set(fitted.get("fixed") or ())
+    moved = earlier - set(fitted.get("not_determined_by_rows") or ())
+    out = []
+    for p in undetermined:
+        value = getattr(loaded, p.field)
+        if (p.key in moved and value is not None and p.low <= value <= p.high
+                and not math.isclose(value, start[p.field], rel_tol=1e-6, abs_tol=1e-12)):
+            out.append(p)
+    return out
 
 
 _FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item of `fitted.per_family`, as written below
@@ -885,10 +923,15 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
                                f"describe {origin}, {started}, and its own fit: its figures are not this file's. " + notes)
         fixed = {row["parameter"] for row in fit["parameters"] if row["fixed"]}
-        loose = {row["parameter"] for row in fit["parameters"] if not row["fixed"] and not row["determined"]}  # qa310:
+        kept = set(fit.get("kept", {}))
+        loose = {row["parameter"] for row in fit["parameters"] if not row["fixed"] and not row["determined"]} - kept  # qa310:
         # listed as fitted, where they held their start values
-        doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed | loose)}: fitted by `roofline "
+        doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed | loose | kept)}: fitted by `roofline "
                                 f"fit` to {_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says how well). "
+                                + (f"{', '.join(p.key for p in PARAMETERS if p.key in kept)}: no row of it determined "
+                                   f"{'them' if len(kept) > 1 else 'it'}: kept at {base.name}'s value{'s' if len(kept) > 1 else ''}, "
+                                   f"which {base.name}'s own fit determined on its rows (fitted.kept_from_earlier_fit). "
+                                   if kept else "")
                                 + (f"{', '.join(p.key for p in PARAMETERS if p.key in loose)}: no row determined "
                                    f"{'them' if len(loose) > 1 else 'it'}: held at {'their' if len(loose) > 1 else 'its'} "
                                    f"sourced start value{'s' if len(loose) > 1 else ''} (the `fitted:` block's start). "
@@ -940,15 +983,18 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         "start_units": {p.key: p.unit or "number" for p in PARAMETERS},
         "bounds_hit": [row["parameter"] for row in fit["parameters"] if row["bound"]],
         "fixed": [row["parameter"] for row in fit["parameters"] if row["fixed"]],
-        "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
+        "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"] and not row.get("kept")],
         # the model classes its rows hold (serving.model_class): predict warns where a model of another class is priced
         "model_classes": fit["model_classes"],
         # the GPU families of its rows (fit.family_label): predict warns on a device of another family
         "hardware_families": fit["hardware_families"],
     }
-    if fit.get("fitted_on"):  # the rows that determine each parameter: predict warns where a point is none of them
+    if fit.get("kept"):  # determined by the earlier fit's rows, not these: its value and where its rows were, kept
+        doc["fitted"]["kept_from_earlier_fit"] = [p.key for p in PARAMETERS if p.key in fit["kept"]]
+    fitted_on = {**fit.get("fitted_on", {}), **{key: entry for key, entry in fit.get("kept", {}).items() if entry}}
+    if fitted_on:  # the rows that determine each parameter: predict warns where a point is none of them
         doc["fitted"]["fitted_on"] = {name: {key: _flow(values) for key, values in entry.items()}
-                                      for name, entry in fit["fitted_on"].items()}
+                                      for name, entry in fitted_on.items()}
     if fit.get("per_family"):
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"
                                        + ("" if i["determined"] else ": not determined, not written")
@@ -1081,7 +1127,9 @@ def fit_report(fit: dict) -> str:
             note.append(f"at {row['bound']} bound" + (  # qa271: the docs' fits hold it; the output did not say so
                 ": --fix overlap_exponent holds it at its sourced start, as vllm.yaml's fit does"
                 if row["parameter"] == "overlap_exponent" and not row["fixed"] else ""))
-        if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
+        if row.get("kept"):
+            note.append("not determined by these rows: kept at the profile's value, its earlier fit's on other rows")
+        elif not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
             span = row["high"] - row["low"]
             moved = abs(row["fitted"] - row["start"]) / span if span else 0.0  # against its range: a start of 0 too
             note.append("not determined by these rows (" + (f"moved from {_shown(row['start'])} to {_shown(row['fitted'])} by the other "

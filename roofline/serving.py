@@ -959,7 +959,8 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
 
 
 FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
-_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes", "hardware_families")
+_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "kept_from_earlier_fit", "per_family", "model_classes",
+                 "hardware_families")
 MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's values
 FITTED_ON_KEYS = ("devices", "models", "methods")  # fitted.fitted_on's entries: what the rows that determine it hold
 _FITTED_ON_PARAMETERS = ("kernel_latency", "host_per_step", "host_per_sequence", "allreduce_latency", "all_to_all_latency",

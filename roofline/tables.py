@@ -1266,8 +1266,10 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
         return ["  fitted                    no (every value as its source gives it)"]
     still = set(fitted.get("parameters") or ())  # a value set by hand since (engines new --set) is the user's, not the fit's
     listed = {key: ", ".join(str(p) for p in fitted.get(key) or ()
-                             if key not in ("not_determined_by_rows", "bounds_hit") or str(p).split(" [")[0] in still) or "none"
-              for key in ("parameters", "model_classes", "hardware_families", "not_determined_by_rows", "bounds_hit", "fixed")}
+                             if key not in ("not_determined_by_rows", "bounds_hit", "kept_from_earlier_fit")
+                             or str(p).split(" [")[0] in still) or "none"
+              for key in ("parameters", "model_classes", "hardware_families", "not_determined_by_rows", "bounds_hit", "fixed",
+                          "kept_from_earlier_fit")}
     rms = fitted.get("rms_log_error")
     start = fitted.get("rms_log_error_at_start")
     return [f"  fitted                    {fitted.get('rows', '?')} of {fitted.get('file', '?')} ({fitted.get('date', 'no date')}"
@@ -1276,6 +1278,8 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
             f"    model classes           {listed['model_classes']}",
             f"    device families         {listed['hardware_families']}",
             f"    determined by no row    {listed['not_determined_by_rows']}",
+            *([f"    kept from earlier fit   {listed['kept_from_earlier_fit']} (its rows determined them, not these)"]
+              if listed["kept_from_earlier_fit"] != "none" else []),
             f"    at a bound              {listed['bounds_hit']}"] + [  # qa290: fitted_on, which predict cites, was in the YAML alone
             f"    {'rows of each' if i == 0 else '':<24}{name}: {', '.join(entry.get('devices') or ())}; "
             f"{', '.join(entry.get('models') or ())}; {', '.join('plain' if m == 'none' else m for m in entry.get('methods') or ())}"

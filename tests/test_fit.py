@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 import cli
@@ -135,8 +136,10 @@ def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path)
     assert fitted.allreduce_latency_s == pytest.approx(TRUE["allreduce_latency_s"], rel=0.15)
     assert fitted.kernel_latency_s == pytest.approx(TRUE["kernel_latency_s"], rel=0.15)
     rows = {r["parameter"]: r for r in fit["parameters"]}
-    assert not rows["spec_per_iteration"]["determined"]  # no speculative row: its value stays at the start
-    assert rows["spec_per_iteration"]["fitted"] == pytest.approx(rows["spec_per_iteration"]["start"], rel=1e-3)
+    assert not rows["spec_per_iteration"]["determined"]  # no speculative row: vllm's fit's value stays (qa382)
+    assert rows["spec_per_iteration"]["kept"] and fitted.spec_per_iteration_s == pytest.approx(load_engine("vllm").spec_per_iteration_s)
+    assert not rows["all_to_all_latency"]["determined"] and not rows["all_to_all_latency"]["kept"]  # no fit's: its start
+    assert rows["all_to_all_latency"]["fitted"] == pytest.approx(rows["all_to_all_latency"]["start"], rel=1e-3)
     # a parameter no row moves, left at a start that is its bound, was not taken there (qa290: 'at high bound')
     weight_only = rows["weight_only_efficiency"]
     assert not weight_only["determined"] and weight_only["start"] == weight_only["high"] and weight_only["bound"] == ""
@@ -177,8 +180,12 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert engine.source.startswith("kernel_latency, host_per_step,") and f"fitted by `roofline fit` to {Path(fit['file']).resolve()}" in engine.source
     assert engine.source.endswith(" ".join(load_engine("vllm").source.split()))
     loose = engine.fitted["not_determined_by_rows"]  # qa310: listed as fitted, where they held their start values
-    assert loose and not any(name in engine.source.split(": fitted by")[0] for name in loose), engine.source[:300]
-    assert f"{', '.join(loose)}: no row determined them: held at their sourced start values" in engine.source
+    kept = engine.fitted["kept_from_earlier_fit"]  # qa382: determined by vllm's own fit, kept
+    assert loose == ["all_to_all_latency"] and "weight_only_efficiency" in kept, (loose, kept)
+    assert not any(name in engine.source.split(": fitted by")[0] for name in loose + kept), engine.source[:300]
+    assert "all_to_all_latency: no row determined it: held at its sourced start value" in engine.source
+    assert (f"{', '.join(kept)}: no row of it determined them: kept at vllm's values, which vllm's own fit determined on "
+            "its rows") in engine.source
     assert engine.fitted["file"] == str(Path(fit["file"]).resolve()) and engine.fitted["model_classes"] == ["dense GQA"]
     # a refit of that profile replaces its fit's words, not nests them (qa81: 'fitted to X, fitted to X', two sources)
     again = run_fit(fit["file"], "vllm-fitted", profiles=(tmp_path,), loss="linear")
@@ -279,7 +286,9 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     on = engine.fitted["fitted_on"]
     assert on["kernel_latency [AMD Instinct]"]["devices"] == ["mi300x"] and on["kernel_latency [NVIDIA Blackwell]"]["devices"] == ["b200"]
     assert on["kernel_latency"]["devices"] == ["h100-sxm"] and on["kernel_latency"]["models"] == ["dense GQA"]
-    assert set(on) == {"kernel_latency", "kernel_latency [AMD Instinct]", "kernel_latency [NVIDIA Blackwell]"}  # the free ones
+    assert set(on) - set(engine.fitted["kept_from_earlier_fit"]) == {  # the free ones, and those vllm's fit determined
+        "kernel_latency", "kernel_latency [AMD Instinct]", "kernel_latency [NVIDIA Blackwell]"}
+    assert on["spec_per_iteration"] == load_engine("vllm").fitted["fitted_on"]["spec_per_iteration"]  # its rows, kept
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
     head = fit_report(both).split("parameter ")[0]  # the notes above the table: the dropped values' line aside
@@ -811,19 +820,38 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
 
 
 @pytest.mark.slow
-def test_a_parameter_the_rows_do_not_determine_says_the_value_the_profile_had(tmp_path):
-    """qa187: a fit of dense bf16 rows wrote quantised_moe_efficiency 1 (its start) over vllm's fitted 0.765, which
-    the report marked only 'kept near start'; it now names the value the profile had and how to keep it."""
-    from roofline.serving import load_engine
+def test_a_parameter_the_rows_do_not_determine_keeps_the_value_the_profiles_own_fit_gave_it(tmp_path):
+    """qa187 / qa382: a fit of dense bf16 rows wrote quantised_moe_efficiency 1 (its start) over vllm's fitted 0.761, and
+    its speculation costs back to their starts: every fp8 MoE point and speculative point of the user's profile moved
+    with no row of theirs saying so. The earlier fit's values now stay, recorded as kept, with where their rows were."""
+    from roofline.serving import engine_from_dict, load_engine
 
+    vllm = load_engine("vllm")
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=60)
     by = {row["parameter"]: row for row in fit["parameters"]}
-    had = load_engine("vllm").quantised_moe_efficiency
-    assert not by["quantised_moe_efficiency"]["determined"] and by["quantised_moe_efficiency"]["loaded"] == pytest.approx(had)
+    kept = ["spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence", "quantised_moe_efficiency",
+            "weight_only_efficiency"]
+    assert sorted(fit["kept"]) == sorted(kept) and not any(by[k]["determined"] for k in kept)
+    assert fit["engine"].quantised_moe_efficiency == pytest.approx(vllm.quantised_moe_efficiency)
+    assert fit["engine"].spec_per_iteration_s == pytest.approx(vllm.spec_per_iteration_s) != fit["start"]["spec_per_iteration_s"]
+    assert by["all_to_all_latency"]["fitted"] == pytest.approx(by["all_to_all_latency"]["start"])  # no fit determined it
     line = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("quantised_moe_efficiency "))
-    assert f"the profile had {had:g} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)" in line
-    kernel = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("kernel_latency "))
-    assert "the profile had" not in kernel  # determined: fitted, nothing to say
+    assert line.split()[4] == f"{vllm.quantised_moe_efficiency:g}"  # the fitted column (name, unit, bounds, start, fitted)
+    assert "not determined by these rows: kept at the profile's value, its earlier fit's on other rows" in line
+    assert "kept near start" in next(ln for ln in fit_report(fit).splitlines() if ln.startswith("all_to_all_latency "))
+    written = yaml.safe_load(fitted_profile_text(fit, "mine"))
+    record = written["fitted"]
+    assert record["kept_from_earlier_fit"] == kept and not set(kept) & set(record["not_determined_by_rows"])
+    assert "all_to_all_latency" in record["not_determined_by_rows"]
+    assert record["fitted_on"]["quantised_moe_efficiency"] == vllm.fitted["fitted_on"]["quantised_moe_efficiency"]
+    assert "kept at vllm's values, which vllm's own fit determined on its rows" in " ".join(written["source"].split())
+    mine = engine_from_dict(written, "mine.yaml")
+    assert mine.quantised_moe_efficiency == pytest.approx(vllm.quantised_moe_efficiency, abs=1e-3)
+    assert not mine.undetermined("quantised_moe_efficiency", "h100-sxm") and mine.undetermined("all_to_all_latency", "h100-sxm")
+    from roofline.tables import _fitted_lines
+    assert any(ln.split() == ["kept", "from", "earlier", "fit", *", ".join(kept).split(), "(its", "rows", "determined",
+                              "them,", "not", "these)"] for ln in _fitted_lines(record))
+
 
 
 @pytest.mark.slow
