@@ -914,25 +914,14 @@ def cheapest(
 def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving=False) -> None:
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches; `serving`: the table is frontier.serving_view's."""
-    from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import cheapest_notes, cost_frontier, mismatched_drafts, refine, refused_layouts, without_bound
+    from roofline.frontier import answer
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
 
-    df, bound_note = without_bound(df)  # the roofline bound beside serving engines: left out, as the report leaves it
-    refused, unchecked = refused_layouts(df, _dirs())
-    refused += mismatched_drafts(df, meta, _dirs())  # a draft model of another tokenizer: no engine runs it
-    frontier = cost_frontier(df, refused)
-    picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
-    refined = refine(df, min_tokens_per_user, refused, _dirs(), meta, serving) if picks and not batch_chosen else {}
+    got = answer(df, min_tokens_per_user, meta, _dirs(), serving, path, refine_batches=not batch_chosen)
+    df, frontier, picks, refined, notes = got["table"], got["frontier"], got["picks"], got["refined"], got["notes"]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes = ([bound_note] if bound_note else []) + cheapest_notes(df, frontier, picks, refined, refused, unchecked, path,
-                                                                   meta, _dirs(), min_tokens_per_user, serving)
-    if serving:
-        from roofline.frontier import prefill_share_note
-
-        notes += [note for note in [prefill_share_note(picks)] if note]
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user,

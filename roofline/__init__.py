@@ -4,12 +4,12 @@
     roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, method="eagle", k=4)   # one point, a dict
     roofline.sweep("eagle-on-hopper")                                                          # a DataFrame
 
-The public API is `predict`, `sweep`, `load_hardware`, `load_model`, `load_engine` (docs/API.md).
+The public API is `predict`, `sweep`, `cheapest`, `load_hardware`, `load_model`, `load_engine` (docs/API.md).
 The library is a set of flat modules, one concept each:
 
     units        "3.35 TB/s" -> 3.35e12, with the unit checked
     errors       the one exception type the CLI turns into a one-line message and exit code 2
-    api          the public entry points: predict, sweep, load_hardware, load_model, load_engine
+    api          the public entry points: predict, sweep, cheapest, load_hardware, load_model, load_engine
     profiles     finding and reading YAML profiles (hardware, model, scenario, engine) on the search path
     hardware     HardwareSpec: a device's peaks, efficiencies, links, overheads (SI units)
     model        ModelSpec: a transformer's architecture; parameter counts per weight class, KV-cache size
@@ -49,9 +49,9 @@ import typing as _typing
 from roofline import errors  # noqa: F401  `roofline.errors.RooflineError` after a bare `import roofline` (qa101); light
 
 if _typing.TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` below imports them on first use
-    from roofline.api import load_engine, load_hardware, load_model, predict, sweep
+    from roofline.api import cheapest, load_engine, load_hardware, load_model, predict, sweep
 
-__all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]
+__all__ = ["predict", "sweep", "cheapest", "load_hardware", "load_model", "load_engine"]
 _HOME = {name: "roofline.api" for name in __all__}
 
 

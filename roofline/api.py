@@ -21,6 +21,7 @@ import fnmatch
 import math
 import numbers
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -566,13 +567,13 @@ def predict(
                         most its node count)
     alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
                         last rate; rates past k weigh only best k); neither: the method's published rates (a draft
-                        model has none: give one). Conditional: the chance position i is accepted given that i - 1
+                        model and a Medusa head have none: give one). Conditional: the chance position i is accepted given that i - 1
                         was; vLLM's "per-position acceptance rate" is unconditional (divide each by the one before)
     acceptance_length   instead: a measured acceptance length (tokens an iteration, the bonus token included, at
                         this k), taken as the alpha that gives it (speculation.alpha_from_acceptance_length)
     draft               the draft model (method draft); draft_hardware the device a drafter runs on (None: the
                         target's); overlap: a draft model elsewhere drafts one half batch while the other is
-                        verified, where that pays; draft_vocab EAGLE's reduced vocabulary
+                        verified, where that pays; draft_vocab an EAGLE or Medusa head's reduced vocabulary
     tree_nodes, tree_tau
                         tree verification: draft nodes per sequence and measured tokens per iteration (k the depth)
     prompt              prompt tokens: adds time to first token (and a drafter's own prefill)
@@ -1200,38 +1201,83 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
 
 def _sweep(scenario, profiles) -> pd.DataFrame:
     """sweep's work; its errors said by sweep."""
-    from roofline.grid import load_configs, run_sweep
+    from roofline.grid import load_configs, run_sweep, scenario_meta
     from roofline.scenario import load_scenario, scenario_from_dict
 
     if not isinstance(scenario, (str, Path, dict)):
         raise field_error("sweep", "scenario", "a built-in scenario name, a YAML path or a mapping", scenario)
     folders = _folders(profiles, "sweep")
-    if isinstance(scenario, dict):
-        data, specs, named = _names_for_specs(scenario)
-        _check_names_against_specs(specs, named, folders)
-        made_for_a_device = [spec for spec in specs.values() if isinstance(spec, ServingEngine) and spec.general is not None]
-        for (type_name, _name), spec in specs.items():
-            if any(spec is other for other in made_for_a_device):  # compared below, on each device it runs on
-                continue
-            note = _changed_spec_note({"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}[type_name],
-                                      spec, folders)
-            if note:
-                warn(note)
-        sc = scenario_from_dict(data, "sweep")
-    else:
-        specs, made_for_a_device = {}, []
-        try:
-            sc = load_scenario(str(scenario), folders)
-        except RooflineError as exc:  # 'unknown scenario ...', 'PATH: line 3: ...': said as the call's (qa185)
-            raise said_as(exc, f"sweep: scenario: {exc}") from None
-    configs = load_configs(sc, folders, specs)
-    devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
-    notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device
-             for note in [_changed_spec_note("engine", spec, folders, hw)] if note]
-    notes += [note for spec in specs.values() for hw in devices for note in [_shadowed_note(spec, hw, folders)] if note]
-    for note in dict.fromkeys(notes):
-        warn(note)
-    return run_sweep(sc, configs)
+    with warnings.catch_warnings(record=True) as held:  # said after, each named with the scenario, as the CLI says them
+        warnings.simplefilter("always", RooflineWarning)
+        if isinstance(scenario, dict):
+            data, specs, named = _names_for_specs(scenario)
+            _check_names_against_specs(specs, named, folders)
+            made_for_a_device = [spec for spec in specs.values() if isinstance(spec, ServingEngine) and spec.general is not None]
+            for (type_name, _name), spec in specs.items():
+                if any(spec is other for other in made_for_a_device):  # compared below, on each device it runs on
+                    continue
+                note = _changed_spec_note({"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}[type_name],
+                                          spec, folders)
+                if note:
+                    warn(note)
+            sc = scenario_from_dict(data, "sweep")
+        else:
+            specs, made_for_a_device = {}, []
+            try:
+                sc = load_scenario(str(scenario), folders)
+            except RooflineError as exc:  # 'unknown scenario ...', 'PATH: line 3: ...': said as the call's (qa185)
+                raise said_as(exc, f"sweep: scenario: {exc}") from None
+        configs = load_configs(sc, folders, specs)
+        devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
+        notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device
+                 for note in [_changed_spec_note("engine", spec, folders, hw)] if note]
+        notes += [note for spec in specs.values() for hw in devices for note in [_shadowed_note(spec, hw, folders)] if note]
+        for note in dict.fromkeys(notes):
+            warn(note)
+    label = sc.path or "sweep"  # the file, or the call for a mapping: as the sweep's own warnings name it (qa385)
+    for w in held:
+        text = str(w.message)
+        if issubclass(w.category, RooflineWarning) and not text.startswith(f"{label}: "):
+            warnings.warn(RooflineWarning(f"{label}: {text}"), stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    df = run_sweep(sc, configs)
+    df.attrs["scenario"] = scenario_meta(sc, configs, len(df))  # what a sweep's scenario.json holds: cheapest reads it
+    return df
+
+
+def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, serving: bool = False,
+             profiles: tuple[str | Path, ...] = ()) -> dict:
+    """`roofline cheapest` of a sweep's table (sweep's DataFrame, or a results table read back with its scenario.json
+    as `table.attrs['scenario']`): the cost frontier of plain and speculative rows that fit, are priced and that an
+    engine runs (ideal's rows left out beside serving engines; layouts vLLM and SGLang refuse to load, an engine on a
+    device it does not run on, a draft model of another tokenizer left out), the cheapest row of each kind at least
+    `min_tokens_per_user` tokens/s per user fast, and the batches between the swept ones that reach it cheaper, swept
+    now. `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len).
+
+    Returns {'frontier': DataFrame, 'picks': {'plain': row or None, 'speculation': row or None} (None without a speed),
+    'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}}, 'notes': the lines under
+    cheapest's table, 'table': the rows ranked}; rows are pandas Series of the table's columns."""
+    from roofline.frontier import answer, serving_view
+
+    if not isinstance(table, pd.DataFrame):
+        raise field_error("cheapest", "table", "a pandas DataFrame (roofline.sweep's)", type(table).__name__)
+    speed = None if min_tokens_per_user is None else _scalar_float(min_tokens_per_user, "min_tokens_per_user", "cheapest")
+    if speed is not None and not speed > 0:
+        raise field_error("cheapest", "min_tokens_per_user", "a number of tokens/s per user above 0", min_tokens_per_user)
+    missing = [c for c in ("hardware", "batch", "tokens_per_s_per_user", "cost_usd_per_million_tokens", "fits_in_memory")
+               if c not in table]
+    if missing:
+        raise field_error("cheapest", "table", "a sweep's results table (roofline.sweep's)", f"no {', '.join(missing)} column")
+    folders = _folders(profiles, "cheapest")
+    meta = table.attrs.get("scenario")
+    try:
+        df = serving_view(table, "cheapest: table") if serving else table
+        return answer(df, speed, meta, folders, serving)
+    except RooflineError as exc:
+        if str(exc).startswith("cheapest: "):
+            raise
+        raise said_as(exc, f"cheapest: {exc}") from None
 
 
 SPEC_KEYS = {"hardware": HardwareSpec, "draft_hardware": HardwareSpec, "model": ModelSpec, "draft": ModelSpec,

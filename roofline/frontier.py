@@ -798,6 +798,31 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
     return out
 
 
+def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, meta: dict | None = None,
+           extra_dirs: tuple = (), serving: bool = False, path=None, refine_batches: bool = True) -> dict:
+    """What `roofline cheapest` answers of a results table (`roofline.cheapest` returns it): ideal's rows left out
+    beside serving engines (without_bound), the rows no engine runs left out (refused_layouts, and mismatched_drafts:
+    a draft model of another tokenizer, read off `meta`, the sweep's scenario.json), the cost frontier, the cheapest
+    row of each kind at least `min_tokens_per_s_per_user` fast, and the points between the swept batches that reach it
+    cheaper (refine; not where `refine_batches` is false: a --where that chose the batches).
+
+    Returns {'table': the rows ranked, 'frontier', 'picks' ({kind: row or None}; None without a speed), 'refined'
+    ({kind: {'row', 'place', 'notes'}}), 'refused', 'unchecked', 'notes' (the lines under cheapest's table)}."""
+    df, bound_note = without_bound(df)  # the roofline bound beside serving engines: left out, as the report leaves it
+    refused, unchecked = refused_layouts(df, extra_dirs)
+    refused += mismatched_drafts(df, meta, extra_dirs)  # a draft model of another tokenizer: no engine runs it
+    frontier = cost_frontier(df, refused)
+    speed = min_tokens_per_s_per_user
+    picks = cheapest(df, speed, refused) if speed is not None else None
+    refined = refine(df, speed, refused, extra_dirs, meta, serving) if picks and refine_batches else {}
+    notes = ([bound_note] if bound_note else []) + cheapest_notes(df, frontier, picks, refined, refused, unchecked, path,
+                                                                   meta, extra_dirs, speed, serving)
+    if serving:
+        notes += [note for note in [prefill_share_note(picks)] if note]
+    return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "refused": refused,
+            "unchecked": unchecked, "notes": notes}
+
+
 REFINE_POINTS_MAX = 4096  # batches a refinement prices at most (between two swept batches, or above the largest)
 REFINE_CONFIGS_MAX = 64   # configs a refinement sweeps at most (each tens of ms), the most promising first
 REFINE_GAIN_MIN = 0.005   # a point at a batch not swept is shown where it is at least this much cheaper

@@ -470,6 +470,12 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             if stem.lower() == name.strip().lower() and path.parent != builtin_dir(other):
                 raise RooflineError(f"{path}: is {'an' if other[0] in 'aeiou' else 'a'} {other} profile (by its type: or keys), not {kind}; "
                                     f"set `type: {kind}` if it is meant as one")
+    if is_profile_path(name):  # a file's name, no file of it here (qa385: said as an unknown profile, closest apple-m4-max)
+        stem = Path(name.strip()).stem
+        named = resolve_name(kind, stem, extra_dirs, paths) if stem else ""
+        raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, {Path.cwd()}, or in a "
+                          "scenario from the scenario file's folder first)"
+                          + (f"; the {kind} profile {named!r} is named without .yaml" if named in paths else ""))
     raise unknown_name_error(kind, name, list(paths))
 
 

@@ -275,9 +275,9 @@ def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_
         roofline.sweep({"hardware": "h100", "model": "gpt-oss-120b", "method": "eagle", "axes": {"batch": [1]}})
         roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}})  # measured on it
     messages = [str(w.message) for w in seen]
-    assert any(m.startswith("dp_attention 8: at batches below 8 (the sweep's smallest is 1)") for m in messages)
-    assert [m for m in messages if m.startswith("no acceptance given")] == [
-        "no acceptance given: eagle's published rates (0.72, 0.53, 0.5, measured on Llama-3.1-8B) stand in for gpt-oss-120b; "
+    assert any(m.startswith("sweep: dp_attention 8: at batches below 8 (the sweep's smallest is 1)") for m in messages)
+    assert [m for m in messages if m.startswith("sweep: no acceptance given")] == [
+        "sweep: no acceptance given: eagle's published rates (0.72, 0.53, 0.5, measured on Llama-3.1-8B) stand in for gpt-oss-120b; "
         "give alpha, acceptance or an acceptance length measured on it"]
     p = roofline.predict("h100", "gpt-oss-120b", method="eagle")
     assert any(w.startswith("no acceptance given: eagle's published rates") for w in p["warnings"])
@@ -331,7 +331,7 @@ def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predi
                    roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="fp8"),
                    roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="int4")):  # int4 is always weight-only
         assert not any("tensor cores" in w for w in native["warnings"])
-    with pytest.warns(RooflineWarning, match=r"^fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores"):
+    with pytest.warns(RooflineWarning, match=r"^sweep: fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores"):
         roofline.sweep({"hardware": ["h100-sxm", "a100-sxm-80gb"], "model": "llama-3.1-8b", "weight_dtype": "fp8",
                         "axes": {"batch": [1], "context": [1024]}})
 
@@ -411,7 +411,7 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
         warnings.simplefilter("always")
         roofline.sweep({"hardware": ["h100", "mi300x"], "model": "llama-3.1-8b", "engine": hopper, "axes": {"batch": [8]}})
     v0_miss = "a known miss of engine vllm-v0, priced with vllm's costs, so the same prediction as here"  # Llama 8B on MI300X: measured, said (qa365)
-    assert all(str(w.message).startswith(v0_miss) for w in caught)
+    assert all(str(w.message).startswith(f"sweep: {v0_miss}") for w in caught)
     assert [w for w in roofline.predict("mi300x", "llama-3.1-8b", engine=hopper)["warnings"] if not w.startswith(v0_miss)] == []
     made = roofline.load_engine("vllm").for_hardware(roofline.load_hardware("mi300x"))  # a hand change an override replaces
     said = roofline.predict("mi300x", "llama-3.1-8b", engine=dataclasses.replace(made, kernel_latency_s=50e-6))["warnings"]
@@ -892,7 +892,7 @@ def test_a_speculative_gain_carried_by_unoverlapped_host_work_is_said_in_predict
         roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "engine": ["vllm", copy],
                         "axes": {"batch": [1, 512], "context": [256], "k": [2], "alpha": [0.6]}})
     said = [str(w.message) for w in caught if "host work (" in str(w.message) and "once an iteration" in str(w.message)]
-    assert len(said) == 1 and said[0].startswith("under vllm and vllm-copy, speculation pays each engine's host work ("), said
+    assert len(said) == 1 and said[0].startswith("sweep: under vllm and vllm-copy, speculation pays each engine's host work ("), said
 
 
 @pytest.mark.slow
@@ -1583,3 +1583,88 @@ def test_quantised_weights_as_fast_as_bf16_ones_say_nothing():
     args = (hw, target, 1, 4096, dep, eng)
     assert _sixteen_bit_note(*args, bf16_s, 0, 8, 1, 1, 1) == ""
     assert "take a longer step here than bf16 ones" in _sixteen_bit_note(*args, bf16_s * (1 + 1e-9), 0, 8, 1, 1, 1)
+
+
+CHEAP = {"name": "cheap", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "engine": ["ideal", "vllm"],
+         "method": "eagle", "axes": {"batch": [1, 8, 32, 64, 128], "context": [4096], "k": [0, 2, 4], "alpha": [0.8]}}
+
+
+@pytest.mark.slow
+def test_cheapest_answers_as_the_cli_does_on_the_same_table(roofline, tmp_path):
+    """qa385: API.md's recipe (frontier.cheapest on a sweep) priced ideal's rows beside vllm's, every pick the bound,
+    2-4x cheaper than any engine reaches; roofline.cheapest answers as `roofline cheapest` does."""
+    import warnings
+
+    import yaml
+
+    import roofline as api
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = api.sweep(CHEAP)
+    assert df.attrs["scenario"]["scenario"] == "cheap" and df.attrs["scenario"]["engine"] == ["ideal", "vllm"]
+    got = api.cheapest(df, 100)
+    picks = {kind: (row.engine, row.hardware, int(row.batch), int(row.k)) for kind, row in got["picks"].items()}
+    assert picks == {"plain": ("vllm", "h100-sxm", 8, 0), "speculation": ("vllm", "h100-sxm", 64, 4)}
+    assert set(got["frontier"]["engine"].astype(str)) == {"vllm"} and "ideal" not in set(got["table"]["engine"].astype(str))
+    between = got["refined"]["plain"]["row"]
+    assert (between.hardware, int(between.batch)) == ("h200", 23) and between.tokens_per_s_per_user >= 100
+    (tmp_path / "cheap.yaml").write_text(yaml.safe_dump(CHEAP))
+    assert roofline("sweep", tmp_path / "cheap.yaml", "--out", tmp_path / "out", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "out", "--min-tokens-per-user", "100")
+    assert code == 0 and all(note in out for note in got["notes"][:2])  # ideal left out, the rows that do not fit
+    assert f"${between.cost_usd_per_million_tokens:.3g} at {between.tokens_per_s_per_user:.3g} tokens/s per user: llama-3.1-8b on h200" in out
+    assert "plain        $0.942 at 111 tokens/s per user: llama-3.1-8b on h100-sxm" in out  # the pick above, as printed
+    assert f"{got['picks']['plain'].cost_usd_per_million_tokens:.3g}" == "0.942"
+    with pytest.raises(RooflineError, match=r"^cheapest: min_tokens_per_user: expected a number of tokens/s per user above 0, found -1$"):
+        api.cheapest(df, -1)
+    with pytest.raises(RooflineError, match=r"^cheapest: table: expected a pandas DataFrame \(roofline.sweep's\), found 'dict'$"):
+        api.cheapest({}, 100)
+    with pytest.raises(RooflineError, match=r"^cheapest: table: .*--serving: expected a sweep of a scenario with prompt"):
+        api.cheapest(df, 100, serving=True)
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_out_a_draft_model_of_another_tokenizer_read_off_the_sweeps_attrs():
+    """qa385: the API recipe picked TinyLlama drafting for Llama-3.1-70B, which no engine runs (the CLI: no such row)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft",
+                             "draft": "tinyllama-1.1b", "axes": {"batch": [1, 16, 64], "k": [0, 4], "alpha": [0.8]}})
+    got = roofline.cheapest(df, 30)
+    assert got["picks"]["speculation"] is None and got["picks"]["plain"] is not None
+    assert any(r.get("method") == "draft" for r in got["refused"])
+    df.attrs.clear()  # without what was swept, the draft model is not known: it is not left out
+    assert roofline.cheapest(df, 30)["picks"]["speculation"] is not None
+
+
+@pytest.mark.slow
+def test_every_sweep_warning_opens_with_the_scenario_as_the_cli_says_it(tmp_path):
+    """qa385: of four warnings the CLI named with the scenario's file, the API named one (the break-even one)."""
+    import warnings
+
+    path = tmp_path / "named.yaml"
+    path.write_text("name: named\nhardware: h200\nmodel: deepseek-v3\ndp_attention: 8\nep: 8\naxes:\n  batch: [1, 64]\n")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        roofline.sweep(str(path))
+        roofline.sweep({"name": "mapped", "hardware": "h200", "model": "deepseek-v3", "dp_attention": 8, "ep": 8,
+                        "axes": {"batch": [1, 64]}})
+    said = [str(w.message) for w in seen if issubclass(w.category, roofline.errors.RooflineWarning)]
+    assert any(m.startswith(f"{path}: dp_attention 8: at batches below 8") for m in said), said
+    assert any(m.startswith("sweep: dp_attention 8: at batches below 8") for m in said), said
+    assert all(m.startswith((f"{path}: ", "sweep: ")) for m in said) and len(said) == 4, said
+
+
+def test_a_missing_yaml_file_given_by_its_name_is_said_not_found_not_an_unknown_profile(tmp_path, monkeypatch):
+    """qa385: predict('nope.yaml', ...) said "unknown hardware 'nope.yaml'; closest: apple-m4-max, ..."."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RooflineError) as err:
+        roofline.predict("nope.yaml", "llama-3.1-8b")
+    assert str(err.value) == (f"predict: hardware: nope.yaml: hardware file not found (a path is read from the working "
+                              f"directory, {tmp_path}, or in a scenario from the scenario file's folder first)")
+    with pytest.raises(RooflineError, match=r"h100-sxm.yaml: hardware file not found .*; the hardware profile 'h100-sxm' is "
+                                            r"named without .yaml$"):
+        roofline.predict("h100-sxm.yaml", "llama-3.1-8b")

@@ -1000,8 +1000,8 @@ def test_a_layout_no_setup_of_its_engine_has_is_warned_and_left_out_of_the_price
                              "axes": {"batch": [8], "context": [2048]}})
     said = [str(w.message) for w in caught if "setup has this layout" in str(w.message)]
     assert len(said) == 2, said  # TensorRT-LLM sets its own ep; SGLang runs each of these
-    assert any(s.startswith("tp 2 with dp_attention 4 under trtllm") for s in said)
-    assert any(s.startswith("ep 4 of a stage's 8 devices under vllm") for s in said)
+    assert any(s.startswith("sweep: tp 2 with dp_attention 4 under trtllm") for s in said)
+    assert any(s.startswith("sweep: ep 4 of a stage's 8 devices under vllm") for s in said)
     refused = {(e["engine"], e["tp"], e["dp_attention"], e["ep"]) for e in refused_layouts(df)[0]}
     assert refused == {("trtllm", 2, 4, 8), ("vllm", 1, 8, 4)}
     p = roofline.predict("h200", "deepseek-v3", 8, 2048, engine="trtllm", dp_attention=8, ep=8)

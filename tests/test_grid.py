@@ -378,7 +378,7 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
 
     deepep = dataclasses.replace(roofline.load_engine("sglang"), moe_dispatch="per_pair")
     got = notes(deepep)
-    assert len(got) == 1 and got[0].startswith("the expert dispatch under sglang in 1 config (qwen3-235b-a22b dp_attention 8 ep 8 on h200)"), got
+    assert len(got) == 1 and got[0].startswith("sweep: the expert dispatch under sglang in 1 config (qwen3-235b-a22b dp_attention 8 ep 8 on h200)"), got
     assert notes("sglang") == []  # its allgather dispatch
     # qa152: whose latency, an all-reduce's, is a lower estimate for its all-gather and reduce-scatter: predict said so
     # where the dispatch weighs, the sweep never; once an engine and latency, the configs listed (qa210: once a config)
@@ -540,7 +540,7 @@ def test_a_sweep_says_once_that_speculative_gains_at_large_batches_run_optimisti
         return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)
                 and "speculative gains at batch" in str(w.message)]
 
-    assert said("vllm", [256, 512]) == ["under vllm, with a serving engine, speculative gains at batch 32 and above run "
+    assert said("vllm", [256, 512]) == ["sweep: under vllm, with a serving engine, speculative gains at batch 32 and above run "
                                         "optimistic (docs/ACCURACY.md): read the sweep's speedups there as upper estimates"]
     assert said("vllm", [1, 16]) == [] and said("ideal", [256, 512]) == []
 
@@ -641,7 +641,7 @@ def test_a_sweep_under_sglang_says_its_speculating_batches_past_48_assume_its_ca
                             "axes": {"batch": batches, "k": [0, 2], "alpha": [0.7]}})
         return [str(w.message) for w in caught if "at most 48 sequences at once" in str(w.message)]
 
-    assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("speculating under sglang: it runs at most 48")
+    assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("sweep: speculating under sglang: it runs at most 48")
     assert said([1, 48], "sglang") == [] and said([1, 64], "vllm") == []
     assert "the server option --max-running-requests raises it" in said([1, 64], "sglang")[0]  # its profile's flag
 
@@ -809,7 +809,7 @@ def test_a_sweep_says_which_contexts_are_past_its_draft_models_positions():
                         "draft": "tinyllama-1.1b", "layouts": [{"tp": 4}],
                         "axes": {"batch": [1, 8], "context": [1024, 4096], "k": [0, 3], "alpha": [0.7]}})
     said = [str(w.message) for w in caught if "draft model tinyllama-1.1b's 2,048 trained positions" in str(w.message)]
-    assert len(said) == 1 and said[0].startswith("context 4,096 (1 of 2) is past")
+    assert len(said) == 1 and said[0].startswith("sweep: context 4,096 (1 of 2) is past")
 
 
 @pytest.mark.slow
@@ -875,7 +875,7 @@ def test_a_sweep_of_one_alpha_at_every_position_says_its_best_k_runs_optimistic(
                 and "at every draft position" in str(w.message)]
 
     assert said(axes={"k": [1, 4, 8], "alpha": [0.6, 0.8]}) == [
-        "eagle: each alpha is taken at every draft position, to k 8; acceptance falls with the position in practice, so "
+        "sweep: eagle: each alpha is taken at every draft position, to k 8; acceptance falls with the position in practice, so "
         "the best k and the gains at the larger k run optimistic: per-position rates (acceptance: in the scenario) place "
         "them better"]
     assert said(axes={"k": [1], "alpha": [0.6]}) == []
