@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
-from roofline.profiles import find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
+from roofline.profiles import alias_of, find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
 from roofline.units import PHYSICAL_RANGE, format_si, format_significant, is_finite, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -557,6 +557,8 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     # the engine family, lowercase as profile names are matched; the device's own name where none is given, so that a
     # spec renamed in Python (dataclasses.replace(spec, name=...)) keeps its engine values
     family = (_text(where, "family", data["family"]).strip() if data.get("family") is not None else str(data["name"])).lower()
+    if data.get("family") is not None:  # a documented alias (h100) as the profile it stands for (qa388: said to name none)
+        family = alias_of("hardware", family) or family
     peak_flops_per_s = _peaks_from_profile(where, data["peak_flops"])
     fp4_formats = _fp4_formats(where, "fp4_formats", data.get("fp4_formats"), "fp4" in peak_flops_per_s)
     eff = data["efficiency"]

@@ -95,11 +95,22 @@ from roofline.capacity import capacity
 from roofline.engine import arrival_stall_s, step_metrics
 from roofline.errors import MISSING, RooflineError, closest_names, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment
+from roofline.layout import Deployment, deployment, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
-from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
+from roofline.serving import (
+    DEFAULT_ENGINE,
+    IDEAL,
+    ServingEngine,
+    engine_layout_note,
+    engine_on_a_cpu,
+    for_engine,
+    load_engine,
+    runs_on,
+    speculation_engine_notes,
+    stage_split_dense_note,
+)
 from roofline.speculation import (
     DEFAULT_RATES,
     METHODS,
@@ -595,6 +606,20 @@ def _layout(model: ModelSpec, r, where: str) -> Deployment:
     return dep
 
 
+def engine_refusal(engine: ServingEngine, hw: HardwareSpec, model: ModelSpec, dep: Deployment, method: str, k: int) -> str:
+    """Why no setup of `engine` runs a row, as predict's engine_refuses says it of a point ('' where one does): its
+    device (TensorRT-LLM off NVIDIA), its layout (an ep between 1 and a stage's devices under vLLM, a dense model at
+    SGLang's attention-DP split), a shard vLLM and SGLang refuse to load, a speculative method it refuses at the row's
+    attention-DP or pipeline degree (qa388: such rows, a typo of ep 2 for 4 most likely, were fitted in silence)."""
+    if engine.name == IDEAL.name:
+        return ""
+    notes = [engine_on_a_cpu(engine, hw) if not runs_on(engine, hw) else "", stage_split_dense_note(engine, model, dep),
+             engine_layout_note(engine, model, dep), shard_note(model, dep)]
+    if method != "none" and k > 0:  # its refusals only, not a running cap (the row ran what it ran)
+        notes += [n for n in speculation_engine_notes(engine, method, 1, dep) if "so no " in n]
+    return next((n for n in notes if n), "")
+
+
 def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None,
                  engine_for=None) -> RowSet:
     """Resolve every row (profiles loaded once per name) and group rows for vectorised prediction. A row that
@@ -646,6 +671,10 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         if engine_for and r.k > 0 and r.method in engine_for(slot).speculation_refused:  # qa223: scored in silence
             skipped[i] = (f"the {engine_for(slot).name} profile has no {r.method} drafter (its speculation_refused; a copy "
                           "setting speculation_refused=[] prices it: --engine NAME)")  # qa224: TensorRT's engine flow has
+            continue
+        refusal = engine_refusal(engine_for(slot).for_hardware(hw), hw, model, dep, r.method, int(r.k)) if engine_for else ""
+        if refusal:
+            skipped[i] = f"no {engine_for(slot).name} setup runs it: {refusal}"
             continue
         on_hw = memory_bound(engine_for(slot).for_hardware(hw)) if engine_for else None  # as running_batch (qa93)
         laid = for_engine(dep, on_hw, model) if engine_for else dep  # as the engine lays it out
@@ -1285,7 +1314,23 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     ideal = predict_rowset(prepared, {slot: IDEAL for slot in set(prepared.table["engine_slot"])})["predicted"].to_numpy()
     check_plausible(prepared.table, ideal, "converted benchmark output", converted=True)
     _above_speculating_cap_warning(prepared.table, method, dp_attention, profiles)
+    _refused_layout_warning(prepared, profiles)
     return raw
+
+
+def _refused_layout_warning(prepared: RowSet, profiles: tuple) -> None:
+    """convert's warning where no setup of the rows' engine runs them (engine_refusal: a layout, a device, a method at
+    a degree it refuses; qa388: --tp 4 --ep 2 under vllm converted in silence): fit and accuracy leave them out."""
+    for g in prepared.groups:
+        slot = str(prepared.table["engine_slot"].iloc[int(g.index[0])] or "")
+        if not slot:
+            continue
+        engine = load_engine(slot, tuple(profiles)).for_hardware(g.hw)
+        refusal = engine_refusal(engine, g.hw, g.model, g.dep, g.method, int(g.k.max()))
+        if refusal:
+            warn(f"{refusal}: fit and accuracy leave these rows out (give the layout the server ran: --tp, --ep, "
+                 "--dp-attention, --gpus)")
+            return
 
 
 def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attention: int, profiles: tuple) -> None:

@@ -925,22 +925,25 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
     out = {name: _yaml_seconds(where, prefix + key, data[key]) for key, name in _SECONDS.items() if key in data}
     out.update({name: _yaml_bytes(where, prefix + key, data[key]) for key, name in _BYTES.items() if key in data})
     out.update({key: rule(where, prefix + key, data[key]) for key, rule in _VALUE_RULES.items() if key in data})
-    for key in HELD_BEFORE_SHARE:
-        if _BYTES[key] in out:
-            _check_held(where, prefix + key, out[_BYTES[key]], data[key])
+    for key, name in _BYTES.items():
+        if name in out:
+            _check_held(where, prefix + key, out[name], data[key])
     return out
 
 
 HELD_BEFORE_SHARE = ("memory_before_share", "memory_before_share_parallel")  # C's terms (capacity.py)
-HELD_BEFORE_SHARE_MAX_BYTES = 64 * 2**30  # a runtime's context and communicators: 0.7-4.3 GiB in SGLang's logs
+HELD_MAX_BYTES = 64 * 2**30  # a runtime's context, communicators, graphs and buffers: 0.1-4.3 GiB in the sources
 
 
 def _check_held(where: str, key: str, value_bytes: float, shown: object) -> None:
-    """A term of C (what an engine holds before it measures its share) is a context and communicators, not a device's
-    memory: at most HELD_BEFORE_SHARE_MAX_BYTES (qa369: 1000 GiB was taken, and predict printed a share of -988 GB)."""
-    if value_bytes > HELD_BEFORE_SHARE_MAX_BYTES:
-        raise field_error(where, key, f"at most {HELD_BEFORE_SHARE_MAX_BYTES / 2**30:g} GiB (a runtime's context and "
-                          "communicators, 0.7-4.3 GiB in SGLang's start-up logs: measurements/sglang-memory.csv)", shown)
+    """A term of C (what an engine holds before it measures its share) is a context and communicators, and a reserve
+    R's term graphs and buffers, not a device's memory: each at most HELD_MAX_BYTES (qa369: 1000 GiB was taken, and
+    predict printed a share of -988 GB; qa388: a reserve of 0.12 TiB, written for GiB, fitted no sequence, unsaid)."""
+    if value_bytes > HELD_MAX_BYTES:
+        what = ("a runtime's context and communicators, 0.7-4.3 GiB in SGLang's start-up logs: "
+                "measurements/sglang-memory.csv" if key.split(".")[-1].removesuffix("_bytes") in HELD_BEFORE_SHARE else
+                "a runtime's graphs, buffers and communicators: 0.12-2.25 GiB in the shipped profiles' sources")
+        raise field_error(where, key, f"at most {HELD_MAX_BYTES / 2**30:g} GiB ({what})", shown)
 
 
 def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
@@ -952,8 +955,7 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
             _spec_seconds(where, prefix + name, value)
         elif name in _BYTES.values():
             _spec_bytes(where, prefix + name, value)
-            if name in (_BYTES[k] for k in HELD_BEFORE_SHARE):
-                _check_held(where, prefix + name, value, value)
+            _check_held(where, prefix + name, value, value)
         else:
             raise field_error(where, prefix + str(name), "an engine cost field (" + ", ".join(COST_FIELDS) + ")", name)
 
@@ -1130,6 +1132,10 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     for i, item in enumerate(data.get("overrides") or []):
         if not isinstance(item, dict) or not isinstance(item.get("hardware"), str):
             raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)
+        if not item["hardware"].strip() or item["hardware"] != item["hardware"].lower():  # qa388: 'MI*' warned, then
+            # applied on no device (engine families are lower case), where a known miss's was refused (qa307)
+            raise field_error(where, f"overrides[{i}].hardware", "an engine family or glob in lower case like mi*",
+                              item["hardware"])
         rest = {k: v for k, v in item.items() if k != "hardware"}
         for key in rest:
             if key not in _KNOWN - _OWN_FIELDS - {"overrides", "fitted"}:  # with a did-you-mean, as a top-level key

@@ -1366,13 +1366,18 @@ def test_removing_costs_from_says_the_profile_now_has_only_its_own_costs(tmp_pat
 
 @pytest.mark.slow
 def test_an_override_glob_matching_no_device_or_given_twice_is_said(tmp_path):
-    """qa141: `overrides.0.hardware=H100*` (globs are case-sensitive; families lower case) applied nowhere in silence."""
+    """qa141: `overrides.0.hardware=H100*` (globs are case-sensitive; families lower case) applied nowhere in silence;
+    qa388: warned, it still applied nowhere, where a known miss's upper-case glob is refused: refused alike now."""
     from roofline.editing import new_profile
-    from roofline.errors import RooflineWarning
+    from roofline.errors import RooflineError, RooflineWarning
 
-    with pytest.warns(RooflineWarning) as said:
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.hardware: expected an engine family or glob in lower case "
+                                            r"like mi\*, found 'H100\*'"):
         new_profile("engine", "e10", "sglang", ["overrides.0.hardware=H100*"], out_dir=tmp_path)
-    assert [w for w in said if "overrides[0].hardware: 'H100*' matches no device's engine family" in str(w.message)]
+    assert not (tmp_path / "e10.yaml").exists()
+    with pytest.warns(RooflineWarning) as said:
+        new_profile("engine", "e10", "sglang", ["overrides.0.hardware=h100-sxm5*"], out_dir=tmp_path)
+    assert [w for w in said if "overrides[0].hardware: 'h100-sxm5*' matches no device's engine family" in str(w.message)]
     with pytest.warns(RooflineWarning) as said:
         new_profile("engine", "e11", "sglang", ['overrides=[{hardware: "h*", kernel_latency: 3 us}, '
                                                 '{hardware: "h*", kernel_latency: 4 us}]'], out_dir=tmp_path)

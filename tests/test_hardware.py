@@ -304,6 +304,9 @@ def test_a_family_that_names_no_profile_is_warned(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         assert load_hardware("my-amd2", (tmp_path,)).engine_family == "mi300x"
+        # qa388: a documented alias, `family: H100`, was said to name no profile: it names h100-sxm
+        new_profile("hardware", "my-h", "h100-sxm", ["family=H100"], out_dir=tmp_path)
+        assert load_hardware("my-h", (tmp_path,)).engine_family == "h100-sxm"
 
 
 def test_an_efficiency_too_small_to_be_one_is_refused():

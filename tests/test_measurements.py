@@ -1350,3 +1350,28 @@ def test_a_yaml_file_given_as_measurements_and_a_result_without_token_counts_are
     result.write_text(json.dumps({k: v for k, v in VLLM_RESULT.items() if k not in ("total_input_tokens", "input_lens")}))
     with pytest.raises(RooflineError, match=r"r.json: result 1: total_input_tokens: expected total input tokens \(or random_input_len\), found nothing"):
         convert_benchmark(result, hardware="h100-sxm", model="llama-3.1-8b")
+
+
+@pytest.mark.slow
+def test_rows_no_setup_of_their_engine_runs_are_left_out_of_fit_and_said_by_convert(tmp_path):
+    """qa388: rows at tp 4 ep 2 under vllm (its ep spans a stage or none), TensorRT-LLM on MI300X, and EAGLE at pp 2
+    under sglang were fitted and scored in silence, where predict says no setup of the engine runs them."""
+    path = write_rows(tmp_path, [
+        {"model": "qwen3-30b-a3b", "tp": "4", "gpus": "4", "ep": "2", "batch": "8", "value": "100"},
+        {"model": "qwen3-30b-a3b", "tp": "4", "gpus": "4", "ep": "4", "batch": "8", "value": "100"},
+        {"engine": "TensorRT-LLM", "hardware": "mi300x", "batch": "8", "value": "100"},
+        {"engine": "sglang", "engine_version": "0.4.6", "gpus": "2", "batch": "8", "method": "eagle", "k": "3",
+         "acceptance_length": "2.5", "value": "100"}])
+    table = pd.read_csv(path, dtype=str).assign(pp=["1", "1", "1", "2"])  # pp: an optional column, written where used
+    table.to_csv(path, index=False)
+    table = load_measurements(path)
+    prepared = prepare_rows(table, (), str(path), engine_for=lambda slot: load_engine(slot or "vllm"))
+    skipped = list(prepared.table["skipped"])
+    assert skipped[0].startswith("no vllm setup runs it: ep 2 of a stage's 4 devices under vllm") and skipped[1] == ""
+    assert skipped[2].startswith("no trtllm setup runs it: engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only")
+    assert skipped[3].startswith("no sglang setup runs it: eagle speculation with pp 2 under sglang"), skipped[3]
+    result = tmp_path / "run.json"
+    result.write_text(json.dumps({**VLLM_RESULT, "model_id": "Qwen/Qwen3-30B-A3B"}))
+    with pytest.warns(RooflineWarning, match=r"^ep 2 of a stage's 4 devices under vllm: .*: fit and accuracy leave these "
+                                             r"rows out \(give the layout the server ran"):
+        convert_benchmark(result, hardware="h100-sxm", model="qwen3-30b-a3b", tp=4, ep=2)

@@ -1082,7 +1082,7 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                         "axes": {"batch": [1, 8, 64], "context": [2048]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "known miss" in str(w.message)]
     assert len(said) == 1 and "gpt-oss-120b at batch 1 on B200" in said[0]
-    assert said[0].startswith("a known miss of engine sglang for gpt-oss-120b on b200 at tp 8: ")  # its config named (qa309, qa379)
+    assert said[0].startswith("sweep: a known miss of engine sglang for gpt-oss-120b on b200 at tp 8: ")  # its config named (qa309, qa379)
     assert "(x% short: the measured step is the predicted / (1 - x)" in said[0]  # how to read it (qa309)
     plain_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["none"], "note": "plain"},))
     bare_note = [w for w in misses(roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=1, alpha=0.8,
@@ -1364,8 +1364,17 @@ def test_what_an_engine_holds_before_it_measures_its_share_is_a_context_not_a_de
         assert engine_from_dict({**base, key: "64 GiB"})  # the bound itself is taken
     with pytest.raises(RooflineError, match=r"overrides\[0\]\.memory_before_share: expected at most 64 GiB"):
         engine_from_dict({**base, "overrides": [{"hardware": "h100*", "memory_before_share": "0.5 TiB"}]})
+    for key in ("memory_reserved", "memory_reserved_parallel", "memory_reserved_per_device", "memory_reserved_per_dp_group"):
+        with pytest.raises(RooflineError, match=rf"^x: {key}: expected at most 64 GiB \(a runtime's graphs, buffers and "
+                                                 r"communicators: 0.12-2.25 GiB in the shipped profiles' sources\), found '0.12 TiB'$"):
+            engine_from_dict({**base, key: "0.12 TiB"}, "x")  # qa388: written for 0.12 GiB, no sequence fit, unsaid
+        assert engine_from_dict({**base, key: "64 GiB"})
     spec = dataclasses.replace(load_engine("sglang"), name="y", memory_before_share_bytes=2.0**40)
     import roofline
+
+    with pytest.raises(RooflineError, match="memory_reserved_bytes: expected at most 64 GiB \\(a runtime's graphs"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", engine=dataclasses.replace(load_engine("vllm"), name="z",
+                                                                                 memory_reserved_bytes=2.0**40))
 
     with pytest.raises(RooflineError, match="memory_before_share_bytes: expected at most 64 GiB"):
         roofline.predict("h100-sxm", "llama-3.1-8b", engine=spec)
