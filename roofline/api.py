@@ -280,6 +280,14 @@ def _shares_below(operators: dict, key: str, of) -> dict[str, float]:
     return out
 
 
+def _flops_time_s(hw: HardwareSpec, operators: dict, dtype_of: dict[str, str]) -> float:
+    """sum over operators of padded FLOPs / the derated peak of the dtype the operator computes in (`dtype_of`:
+    engine.operator_compute_dtypes; hw.compute_ceiling_flops_per_s): what the step's arithmetic alone takes, as if every
+    operator were compute-bound."""
+    return float(sum(float(np.asarray(op.get("padded_flops", op["flops"]))) / hw.compute_ceiling_flops_per_s(dtype_of[name])
+                     for name, op in operators.items() if float(np.asarray(op["flops"])) > 0 and name in dtype_of))
+
+
 def _gb(size_bytes: float) -> str:
     """A memory size in a warning: '73.2 GB' (one decimal, as the engines' logs give it), or with the prefix its size
     takes from 1 TB (qa372: 'needs 13434896.1 GB per device' beside the table's '13.4 PB')."""
@@ -742,6 +750,9 @@ def predict(
         # the bytes on the step's critical path at the derated bandwidth (those bytes, or under pp every stage's on a
         # round trip): the step's data time, against which its fixed costs show
         "bytes_time_s": float(m["path_bytes"]) / hw.memory_ceiling_bytes_per_s,
+        # the busiest device's FLOPs of a step (tile padding included) at the derated peak of the dtype each operator
+        # computes in: the compute side of the roofline, beside bytes_time_s (qa386: no key gave it)
+        "flops_time_s": _flops_time_s(hw, m["operators"], operator_compute_dtypes(hw, dep)),
         # the part of the step those bytes set (engine.bytes_set_time_s), at the bandwidth their kernels reach: each
         # operator's own ceiling x the engine's efficiency for it (a quantised MoE's, a weight-only GEMM's); about twice
         # what twice the bandwidth saves (qa333: 5.89 ms said of bytes whose doubled bandwidth saved 3.88 ms)

@@ -52,7 +52,9 @@ def predict_table(point: dict) -> str:
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
-        "(the embedding's rows gathered, not streamed)",
+        "(the embedding's rows gathered, not streamed"
+        + (f"; the FLOPs alone take {format_seconds(p['flops_time_s'])} at the derated peaks of their dtypes"
+           if "flops_time_s" in p else "") + ")",
         *([f"  experts a MoE layer  {_experts_text(e, p)}"] if (e := p.get("experts_busiest_rank")) else []),
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "

@@ -1668,3 +1668,16 @@ def test_a_missing_yaml_file_given_by_its_name_is_said_not_found_not_an_unknown_
     with pytest.raises(RooflineError, match=r"h100-sxm.yaml: hardware file not found .*; the hardware profile 'h100-sxm' is "
                                             r"named without .yaml$"):
         roofline.predict("h100-sxm.yaml", "llama-3.1-8b")
+
+
+@pytest.mark.slow
+def test_flops_time_is_the_steps_flops_at_the_derated_peak_of_their_dtype():
+    """qa386: predict gave bytes_time_s and memory_time_s but no compute-side time: 'memory vs compute time' read the
+    memory-bound operators' share (0.162 s) as the whole memory time and had no compute time to set beside it."""
+    hw = roofline.load_hardware("h100-sxm")
+    p = roofline.predict(hw, "llama-3.1-8b", batch=1024, context=128, engine="ideal")
+    padded = sum(op["padded_flops"] for op in p["operators"].values())  # every operator bf16 here
+    assert p["flops_time_s"] == pytest.approx(padded / (hw.peak_flops_per_s["bf16"] * hw.compute_efficiency_for("bf16")))
+    assert p["bytes_time_s"] < p["flops_time_s"] < p["step_time_s"] and p["bound"] == "compute"
+    small = roofline.predict(hw, "llama-3.1-8b", batch=1, context=128, engine="ideal")
+    assert small["flops_time_s"] < 0.01 * small["bytes_time_s"]  # batch 1: the bytes set the step
