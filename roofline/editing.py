@@ -1143,8 +1143,10 @@ def _paired_peak_note(kind: str, before, after, set_here: set[str], where: str) 
             if (f"peak_flops.{given}" in set_here and f"peak_flops.{kept}" not in set_here and "peak_flops" not in set_here
                     and given in old and kept in old and given in new and kept in new
                     and math.isclose(old[given], old[kept], rel_tol=1e-9) and not math.isclose(new[given], new[kept], rel_tol=1e-9)):
-                warn(f"{where}: peak_flops.{kept} is still {format_si(new[kept], peak_unit(kept))}, equal to {given}'s before "
-                     f"this edit set {given} to {format_si(new[given], peak_unit(given))}: set peak_flops.{kept} too "
+                digits = next((d for d in range(3, 10) if format_si(new[kept], "", d) != format_si(new[given], "", d)), 10)
+                # as many digits as tell the two apart (qa389: 'still 989 TFLOP/s ... set bf16 to 989 TFLOP/s')
+                warn(f"{where}: peak_flops.{kept} is still {format_si(new[kept], peak_unit(kept), digits)}, equal to {given}'s "
+                     f"before this edit set {given} to {format_si(new[given], peak_unit(given), digits)}: set peak_flops.{kept} too "
                      f"(or remove it: {kept} then computes on another dtype's peak)")
 
 
@@ -1441,8 +1443,8 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
         problem = problem or _error_of(kind, path, extra_dirs)
     if problem and not force:  # qa191: a broken file that says type: model went by `hw remove`, a YAML of notes by
         # `scenarios remove`: a file that is no valid profile of this kind is removed on --force alone
-        raise RooflineError(f"{path}: is no valid {kind} profile ({problem.removeprefix(f'{path}: ')[:160]}); nothing "
-                            "removed (pass --force to remove it anyway)")
+        raise RooflineError(f"{path}: is no valid {kind} profile ({problem.removeprefix(f'{path}: ')}); nothing "
+                            "removed (pass --force to remove it anyway)")  # whole (qa389: cut at 160, 'axes' read 'ax')
     takers = _takers(kind, path, extra_dirs) if kind in SCENARIO_FIELDS else []
     if takers and not force:
         (first, does, why), more = takers[0], [str(file) for file, _, _ in takers[1:]]
@@ -1780,8 +1782,21 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 write_text_atomic(path, final, force=True, what=f"{GROUP[kind]} edit")
             except RooflineError as exc:  # qa141: a file that cannot be replaced lost the edit with the scratch file
                 raise RooflineError(f"{exc}; your edit is kept in {_keep_edit(path, edited)}") from None
+            _edit_notes(kind, original, final, path)
             return path, True
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {_edited_text_error(path, error)}")
+
+
+def _edit_notes(kind: str, original: str, final: str, path: Path) -> None:
+    """What `set` says of the fields an edit changed, said of an editor's edit too (qa389: a hardware number changed in
+    the editor with no source or notes beside it was said by `set`, not by `edit`): _unsourced_note's."""
+    try:
+        before, after = (_leaves(load_yaml_text(t, "edit") or {}) for t in (original, final))
+    except RooflineError:  # validated already
+        return
+    changed = {k for k, v in after.items() if not _same_value(before.get(k, object()), v)}
+    set_here = {k.split(".")[0] for k in changed}
+    _unsourced_note(kind, changed, set_here, final, str(path), already=tuple(hand_set_fields(original)))
 
 
 def _keep_edit(path: Path, edited: str) -> Path:

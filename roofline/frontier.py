@@ -538,12 +538,16 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is None  # removed since, or its
                or not math.isclose(now, float(swept[n]), rel_tol=tolerance)}  # profile gone (qa312: still 'a quote')
     quotes = set(priced) - yours - changed
-    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and quotes | changed else
-                                                                  " (changed since)" if n in changed and quotes | yours else "")
-             for n in priced]
-    marked = " or ".join(m for m, some in (("yours", yours), ("changed since", changed)) if some)
+    gone = {n for n in changed if _hardware_now(n, extra_dirs) is None}  # its profile gone: no price changed (qa389)
+    moved = changed - gone
+    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (  # marked where the others are not all alike
+        " (yours)" if n in yours and quotes | changed else
+        " (its profile gone)" if n in gone and set(priced) - gone else
+        " (changed since)" if n in moved and set(priced) - moved else "") for n in priced]
+    marked = " or ".join(m for m, some in (("yours", yours), ("changed since", moved), ("its profile gone", gone)) if some)
     sources = ("rental quotes whose sources `roofline hw show NAME` gives" + (f", but those marked {marked}" if marked else "")
                if quotes else "your own prices" + (", but those changed since (above)" if changed else "") if yours else
+               "prices of profiles no longer on the search path (above)" if gone == changed else
                "prices the profiles no longer give (above)")
     how = "read off the table's costs" if read_off else "as swept"
     return f"priced at {', '.join(shown)} a device-hour ({how}): {sources}; a pick between devices moves with them" if shown else ""

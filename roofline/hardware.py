@@ -628,6 +628,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     )
     _warn_overhead_slip(spec, where)
     _warn_unit_slips(spec, data, where)
+    _warn_ceilings_above_peaks(spec, where)
     return spec
 
 
@@ -676,6 +677,27 @@ def _as_written(data: dict, field: str) -> str:
 
 OVERHEAD_WARN_S = {"step_overhead": 10e-3, "layer_overhead": 5e-3}  # fixed device costs above these are said: a unit slip?
 #   (the shipped GPU profiles: 20-50 us a step, none a layer; a calibrated CPU's eager PyTorch: 254 us and 344 us)
+
+
+def _warn_ceilings_above_peaks(spec: HardwareSpec, where: str) -> None:
+    """An operator ceiling (already derated: what the operator reaches) above the device's own peak, memory_bandwidth
+    or its largest FLOP/s peak, loads with a warning: a memory ceiling past the bandwidth reads from a cache, not memory,
+    and MBU then passes 100% (qa389: 40 TB/s on a 16 TB/s device printed MBU 226%). Not of a measured profile: a
+    calibration's small working sets can run from cache."""
+    if spec.measured:
+        return
+    peak_flops = max(spec.peak_flops_per_s.values(), default=0.0)
+    for key, value, peak, unit in (
+            ("attention_compute", spec.attention_compute_flops_per_s, peak_flops, "FLOP/s"),
+            ("attention_memory", spec.attention_memory_bytes_per_s, spec.mem_bw_bytes_per_s, "B/s"),
+            ("attention_stream", spec.attention_stream_bytes_per_s, spec.mem_bw_bytes_per_s, "B/s"),
+            ("elementwise_memory", spec.elementwise_memory_bytes_per_s, spec.mem_bw_bytes_per_s, "B/s")):
+        if value and peak and value > peak:
+            of = "memory_bandwidth" if unit == "B/s" else "largest peak_flops"
+            warn(f"{where}: operator_ceilings.{key}: {format_si(value, unit)} is above the device's {of}, "
+                 f"{format_si(peak, unit)}: a ceiling is what the operator reaches, at most the peak (past it, "
+                 + ("MBU passes 100%): a unit slip, or a figure of a cache rather than of memory?" if unit == "B/s" else
+                    "MFU passes 100%): a unit slip, or a sparse figure (peaks are dense)?"))
 
 
 def _warn_overhead_slip(spec: HardwareSpec, where: str) -> None:
@@ -783,6 +805,7 @@ def check_hardware_spec(spec: object, extra_dirs: tuple = ()) -> HardwareSpec:
         _text(where, key, getattr(spec, key), empty_ok=True)
     _warn_unit_slips(spec, _spec_as_written(spec), where)  # what a file of these values is warned of, a spec built in
     _warn_overhead_slip(spec, where)  # code is too (qa318: dataclasses.replace, in silence; qa320: its overheads)
+    _warn_ceilings_above_peaks(spec, where)
     warn_of_unknown_family(spec, where, extra_dirs)
     return spec
 

@@ -161,7 +161,7 @@ def parse_quantity(text: object, kind: str) -> float:
         words = unit.split()
         if len(words) > 1 and words[0] in table:  # '4.8 PFLOP/s sparse' (qa311): one unit, nothing after it
             raise ValueError(f"a number and one unit with nothing after it, like '{example}'"
-                             + (" (peaks are dense: a sparsity figure is not taken)" if "sparse" in unit.lower() else ""))
+                             + (" (peaks are dense: a sparsity figure is not taken)" if "spars" in unit.lower() else ""))  # (qa389: sparsity)
         by_size: dict[float, str] = {}  # one spelling a size, smallest first (qa311: an alphabetical cut hid TFLOP/s)
         for u in sorted(table, key=lambda u: (table[u], not u[0].isalnum(), "/" in u and not u.endswith(("/s", "/h")),
                                               u.upper() == u, u)):

@@ -1667,6 +1667,11 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
     code, out, err = roofline("hw", "remove", "h100-sxm")
     assert code == 2 and "hardware_profiles/h100-sxm.yaml: is a built-in profile; nothing removed" in err
+    (tmp_path / "weird.yaml").write_text("name: weird\nfoo: 1\n")  # qa389: its problem was cut at 160 characters ('ax')
+    code, _, err = roofline("hw", "remove", "weird")
+    assert code == 2 and err.strip().endswith("(memory_bandwidth, layers, kernel_latency, axes)); nothing removed (pass "
+                                              "--force to remove it anyway)"), err
+    (tmp_path / "weird.yaml").unlink()
     assert (Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").is_file()
     assert roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--force")[0] == 0  # shadows the built-in
     code, out, err = roofline("hw", "remove", "h100-sxm")
@@ -2442,6 +2447,9 @@ def test_a_peak_set_whose_pair_was_equal_to_it_says_the_pair_is_left_as_it_was(t
                      "bf16 to 1.2 PFLOP/s: set peak_flops.fp16 too (or remove it: fp16 then computes on another dtype's "
                      "peak)"], lines
     assert said(lambda: set_fields("hardware", "acme", ["peak_flops.fp16=1.2 PFLOP/s"], (tmp_path,))) == []
+    lines = said(lambda: new_profile("hardware", "acme2", "h100-sxm", ["peak_flops.bf16=989 TFLOP/s"], out_dir=tmp_path))
+    assert lines and "fp16 is still 989.4 TFLOP/s, equal to bf16's before this edit set bf16 to 989 TFLOP/s" in lines[0], lines
+    # (qa389: both said as 989: as many digits as tell them apart)
     lines = said(lambda: set_fields("hardware", "acme", ["peak_flops.fp8=2.4 PFLOP/s"], (tmp_path,)))
     assert len(lines) == 1 and lines[0].startswith(f"{tmp_path / 'acme.yaml'}: peak_flops.int8 is still 1.98 POP/s"), lines
     assert said(lambda: set_fields("hardware", "acme", ["peak_flops.fp8=2.4 PFLOP/s", "peak_flops.int8=2.4 POP/s"],
@@ -2661,3 +2669,19 @@ def test_a_hexadecimal_number_is_said_as_one_and_an_unreadable_file_s_line_is_th
     shown = seen.read_text().splitlines()
     said = int(re.search(r"line (\d+)", shown[0]).group(1))
     assert shown[said - 1] == "  bf16: [400 TFLOP/s", (said, shown[:14])
+
+
+@pytest.mark.slow
+def test_a_hardware_number_changed_in_the_editor_without_a_source_is_said_as_set_says_it(roofline, tmp_path, monkeypatch):
+    """qa389: `hw edit` changing step_overhead 20 us -> 15 us wrote in silence, where `hw set` says a number set with
+    no source or notes beside it; an edit that adds to the notes too says nothing."""
+    path = _user_copy(roofline)
+    bare = path.read_text().replace("step_overhead: 30 us", "step_overhead: 15 us")
+    sourced = bare.replace("step_overhead: 15 us", "step_overhead: 12 us").replace("notes: none", "notes: step overhead measured")
+    editor, _ = _fake_editor(tmp_path, [bare, sourced])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 0 and f"warning: {path}: step_overhead set with no source: add where it comes from to the file's notes" in err, err
+    code, _, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 0 and "set with no source" not in err and path.read_text() == sourced, err

@@ -1835,3 +1835,22 @@ def test_the_frontier_without_a_speed_says_its_speeds_once(tmp_path, roofline):
     assert code == 0, err
     assert out.splitlines()[0].startswith("Steady decoding: speeds and costs count decode steps only"), out[:300]
     assert "speeds and costs: steady" not in out
+
+
+def test_a_price_whose_profile_is_gone_is_not_said_changed_since():
+    """qa389: a device's profile moved out of the user folder: cheapest said 'no profile of device my-b200 on the search
+    path' and then 'my-b200 $5.20 (changed since)', though no price changed."""
+    import pandas as pd
+
+    from roofline.frontier import prices_note
+    from roofline.hardware import load_hardware
+
+    h100 = load_hardware("h100-sxm").price_usd_per_hour
+    df = pd.DataFrame({"hardware": ["h100-sxm", "gone-gpu", "h200"]})
+    assert prices_note(df, {"price_usd_per_hour": {"h100-sxm": h100, "gone-gpu": 5.2, "h200": 9.0}}) == (
+        "priced at h100-sxm $3.00, gone-gpu $5.20 (its profile gone), h200 $9.00 (changed since) a device-hour (as swept): "
+        "rental quotes whose sources `roofline hw show NAME` gives, but those marked changed since or its profile gone; a "
+        "pick between devices moves with them")
+    assert prices_note(df.iloc[1:2], {"price_usd_per_hour": {"gone-gpu": 5.2}}) == (
+        "priced at gone-gpu $5.20 a device-hour (as swept): prices of profiles no longer on the search path (above); a "
+        "pick between devices moves with them")

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, RooflineWarning
 from roofline.hardware import check_hardware_spec, hardware_from_dict, load_hardware
 from roofline.profiles import builtin_dir, list_names
 from roofline.yamlio import read_yaml_file
@@ -604,3 +604,31 @@ def test_a_device_shares_the_scale_up_link_only_with_its_kind_on_the_same_link()
                    {"scale_up_domain": 4}, {"mesh_links": 3}, {"torus_shape": (2, 4)}):
         other = dataclasses.replace(h100, name="other", **({"family": "h100-sxm"} | change))
         assert not h100.shares_scale_up(other), change
+
+
+def test_an_operator_ceiling_above_the_devices_peak_is_warned_of_unless_measured():
+    """qa389: operator_ceilings.attention_memory 40 TB/s on a 16 TB/s device loaded in silence, and predict printed MBU
+    226%; a ceiling is what an operator reaches, at most the peak."""
+    import dataclasses
+
+    data = read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml")
+    data["operator_ceilings"] = {"attention_memory": "40 TB/s", "attention_compute": "1500 TFLOP/s"}
+    with pytest.warns(RooflineWarning) as said:
+        hardware_from_dict(data, "x.yaml")
+    lines = [str(w.message) for w in said]
+    assert any(line.startswith("x.yaml: operator_ceilings.attention_memory: 40 TB/s is above the device's memory_bandwidth, "
+                               "3.35 TB/s: a ceiling is what the operator reaches") for line in lines), lines
+    assert not any("attention_compute" in line for line in lines)  # 1.5 PFLOP/s, below fp8's dense 1.98: taken
+    with pytest.warns(RooflineWarning, match=r"operator_ceilings.attention_compute: 3.96 PFLOP/s is above the device's "
+                                             r"largest peak_flops, 1.98 PFLOP/s: .* \(past it, MFU passes 100%\): a unit "
+                                             r"slip, or a sparse figure \(peaks are dense\)\?$"):
+        hardware_from_dict({**data, "operator_ceilings": {"attention_compute": "3958 TFLOP/s"}}, "x.yaml")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        hardware_from_dict({**data, "operator_ceilings": {"attention_memory": "3 TB/s"}}, "x.yaml")  # below: no word
+        hardware_from_dict({**data, "measured": True}, "x.yaml")  # a calibration's: from cache, as measured
+    spec = hardware_from_dict({**data, "operator_ceilings": {"attention_memory": "3 TB/s"}}, "x.yaml")
+    with pytest.warns(RooflineWarning, match=r"operator_ceilings.elementwise_memory: 5 TB/s is above"):
+        check_hardware_spec(dataclasses.replace(spec, elementwise_memory_bytes_per_s=5e12))  # a spec built in code

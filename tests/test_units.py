@@ -147,6 +147,9 @@ def test_a_refused_unit_lists_one_spelling_a_size_and_a_qualifier_after_it_is_na
     with pytest.raises(ValueError, match=r"^a number and one unit with nothing after it, like '989.4 TFLOP/s' \(peaks are "
                                          r"dense: a sparsity figure is not taken\)$"):
         parse_quantity("4.8 PFLOP/s sparse", "flops_per_s")
+    for written in ("1000 TFLOPS sparsity", "5000 TFLOPS (with sparsity)"):  # a datasheet's words (qa389: no hint)
+        with pytest.raises(ValueError, match=r"\(peaks are dense: a sparsity figure is not taken\)$"):
+            parse_quantity(written, "flops_per_s")
     with pytest.raises(ValueError, match=r"^a unit among FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, EFLOP/s "
                                          r"\(like '989.4 TFLOP/s'; OP/s alike for integer dtypes: TOP/s\)$"):
         parse_quantity("4.8 PFLOPZ", "flops_per_s")
