@@ -350,7 +350,8 @@ def shard_note(model, dep: Deployment) -> str:
     def blocked(cls: str) -> int:  # square block scales are fp8 / int8's (fp4's scales are groups along one dim)
         return block if block and native.get(cls) in ("fp8", "int8") and dep.dtype(cls) == native.get(cls) else 0
 
-    uneven = [f"{what} {width:,} / {ways} = {width / ways:.4g}" for cls, what, width, ways in widths if ways > 1 and width % ways]
+    uneven = [f"{what} {width:,} / {ways} = {width // ways:,} remainder {width % ways}" for cls, what, width, ways in widths
+              if ways > 1 and width % ways]  # (qa387: '14,335 / 2 = 7168', a whole number, said not whole)
     cut = [f"{what} {width:,} / {ways} = {width // ways:,}" for cls, what, width, ways in widths
            if ways > 1 and not width % ways and blocked(cls) and (width // ways) % blocked(cls)]
     parts = ([f"the columns a device holds are not whole ({'; '.join(uneven)})"] if uneven else []) + (

@@ -326,3 +326,48 @@ def test_no_other_stage_is_named_for_a_max_batch_the_shown_stage_holds_too():
     p = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, tp=1, pp=2, engine="vllm")
     assert p["max_batch"] == 0 and p["max_batch_stage"] == p["pipeline"]["memory_stage"]
     assert "set by stage" not in predict_table(p)
+
+
+# qa387's surviving mutants of capacity.py
+def test_a_drafters_bytes_per_sequence_count_each_attention_groups_sequences():
+    """extra_per_sequence x B_a: 16 sequences over 8 attention-DP groups hold 2 each (C17: x B, 16 each)."""
+    h200, ds = load_hardware("h200"), load_model("deepseek-v3")
+    dep = deployment(ds, tp=1, dp_attention=8, ep=8)
+    bare = capacity(h200, ds, 16, 4096, dep)["memory_needed_bytes"]
+    drafter = capacity(h200, ds, 16, 4096, dep, extra_bytes_per_seq=1e9)["memory_needed_bytes"]
+    assert float(drafter - bare) == pytest.approx(2e9)
+
+
+def test_memory_needed_equal_to_usable_fits():
+    """fits = needed <= usable (C23: <, where max_batch still said 3 fit)."""
+    h200, m = load_hardware("h200"), load_model("llama-3.1-8b")
+    dep = deployment(m)
+    usable = float(capacity(h200, m, 1, 8192, dep)["usable_memory_bytes"])
+    kv_per_sequence = 8192 * 131072  # the context_len tokens it is given (callers add the pass's own), 128 KiB a token
+    exact = capacity(h200, m, 3, 8192, dep, weights_bytes=usable - 3 * kv_per_sequence)
+    assert float(exact["memory_needed_bytes"]) == pytest.approx(usable, rel=1e-12)
+    assert bool(exact["fits_in_memory"]) and int(exact["max_batch"]) == 3
+
+
+def test_the_running_cap_is_said_only_past_it_and_a_device_of_68_gib_takes_vllms_small_default():
+    """C4: vLLM's 1,024 at batch 1,024 is no warning; C1: vLLM's 256 sequences below 70 GiB (its default for a device
+    of less memory: a user profile of 68 GiB)."""
+    from roofline.capacity import default_sequences, running_cap_note
+
+    h200, m, vllm = load_hardware("h200"), load_model("llama-3.1-8b"), load_engine("vllm")
+    assert running_cap_note(vllm, h200, 1024, deployment(m)) == ""
+    assert running_cap_note(vllm, h200, 1025, deployment(m)).startswith("batch 1,025 under vllm: it runs at most 1,024")
+    h100 = load_hardware("h100-sxm")
+    assert default_sequences(vllm, replace(h100, mem_bytes=68 * 2**30)) == 256
+    assert default_sequences(vllm, replace(h100, mem_bytes=71 * 2**30)) == 1024
+
+
+def test_a_shared_prefix_is_held_once_when_the_batch_is_counted():
+    """C14: max batch of Llama-3.1-8B on an H200 at 34,816 tokens, 32,768 of them a prefix held once: the rest, 2,048 of
+    128 KiB a sequence, divide what the weights and the prefix leave."""
+    h200, m = load_hardware("h200"), load_model("llama-3.1-8b")
+    dep = deployment(m)
+    got = capacity(h200, m, 1, 34816, dep, shared_prefix=32768)
+    usable, weights = float(got["usable_memory_bytes"]), float(got["weight_bytes"])
+    per_sequence = (34816 + 1 - 32768) * 131072
+    assert int(got["max_batch"]) == int((usable - weights - 32768 * 131072) // per_sequence) == 429

@@ -553,3 +553,78 @@ def test_a_prefills_attention_flops_take_each_layers_entries_averaged_over_its_q
     brute = flops(lambda g: np.mean([float(model.entries_read(g, p)) for p in range(1, 257)]))
     at_mean = flops(lambda g: float(model.entries_read(g, 128.5)))
     assert got == pytest.approx(brute, rel=1e-5) and at_mean > 1.1 * got  # (float32 sums in the table)
+
+
+# qa387's surviving mutants of costs.py: each figure by hand from the module docstring's terms
+def test_routed_expert_flops_split_over_tensor_parallel_devices():
+    """2 x params of an expert (3 h f) x top_k / tp x layers: Mixtral at tp 2, one token (K28: x expert_tp dropped)."""
+    from roofline.model import load_model
+
+    mx = load_model("mixtral-8x7b")
+    flops = operator_costs(mx, 1, 1, 1024, deployment(mx, tp=2))["experts"][0]
+    assert flops == pytest.approx(2 * (3 * 4096 * 14336) * 2 / 2 * 32)  # 11,274,289,152
+
+
+def test_a_shared_prefix_longer_than_the_context_is_held_at_the_context_not_below_zero():
+    """min(P, L): a prefix of 5,000 of a 1,000-token context is the context, held once (K8: -1.44 GB without it)."""
+    from roofline.model import load_model
+
+    m = load_model("llama-3.1-8b")
+    assert kv_cache_bytes(m, 4, 1000, deployment(m), shared_prefix=5000) == pytest.approx(1000 * 32 * 2 * 8 * 128 * 2)
+
+
+def test_an_ungated_mlp_streams_two_matrices_and_writes_its_width_once():
+    """ffn_gated false: up and down, h f each, and activations h + f in, f + h out (K16: the gated output width 2f)."""
+    from roofline.model import load_model
+
+    m = dataclasses.replace(load_model("llama-3.1-8b"), ffn_gated=False)
+    mlp_bytes = operator_costs(m, 1, 1, 1024, deployment(m))["mlp"][1]
+    assert mlp_bytes == pytest.approx(2 * 4096 * 14336 * 32 * 2 + 32 * (4096 + 14336 + 14336 + 4096) * 2)
+
+
+def test_norms_take_five_flops_an_element_and_eight_passes_a_layer():
+    """Norms: 5 FLOPs per element, 8 passes of h elements of 2 B a layer (K2, K19: 7 passes, 4 FLOPs)."""
+    from roofline.model import load_model
+
+    m = load_model("llama-3.1-8b")
+    flops, nbytes = operator_costs(m, 1, 1, 1024, deployment(m))["norms"]
+    assert (float(flops), float(nbytes)) == (5 * 4096 * 8 * 32, 4096 * 2 * 8 * 32)
+
+
+def test_the_indexer_reads_a_mean_length_of_context_plus_half_the_pass():
+    """DeepSeek-V4's lightning indexer over S + (q + 1) / 2 cached tokens, compressed 4:1, 64 heads of 128, its 21
+    layers: q = 2 at S = 4,095 (K14: S + q / 2)."""
+    import math
+
+    from roofline.model import load_model
+
+    v4 = load_model("deepseek-v4-flash")
+    flops = operator_costs(v4, 1, 2, 4095, deployment(v4))["indexer"][0]
+    assert flops == pytest.approx(2 * 64 * 128 * 2 * math.ceil((4095 + 3 / 2) / 4) * 21)  # 705,331,200
+
+
+def test_the_mean_pipeline_stage_holds_the_larger_of_embedding_and_lm_head_once():
+    """K22: the mean stage held the embedding alone where the LM head is the larger (here equal sizes, the LM head held
+    whole: each device of a stage holds the whole embedding, not its tp share)."""
+    from roofline.costs import weight_bytes_by_class
+    from roofline.model import load_model
+
+    m = load_model("llama-3.1-8b")
+    dep = dataclasses.replace(deployment(m, tp=2, dp_attention=2, pp=2), whole=("lm_head",), stage="mean")
+    by = weight_bytes_by_class(m, dep)
+    assert (by["embedding"], by["lm_head"]) == (128256 * 4096 * 2, 0.0)
+
+
+@pytest.mark.slow
+def test_routing_constants_the_docstrings_name():
+    """K4: Blom's (n - 0.375) / (n + 0.25); K30: a rank's draws run until (1 - k / E)^n < 1e-3; K25: a micro-batch of
+    sequence-split tokens is whole."""
+    import math
+    from statistics import NormalDist
+
+    from roofline.costs import _simulated_routing, expected_max_z, sequence_split_tokens
+    from roofline.layout import Deployment
+
+    assert expected_max_z(8) == pytest.approx(NormalDist().inv_cdf((8 - 0.375) / (8 + 0.25)))  # 1.4342
+    assert _simulated_routing(256, 8, 8)[3][0, -1] == math.ceil(math.log(1e-3) / math.log(1 - 8 / 256))  # 218
+    assert sequence_split_tokens(1, Deployment(tp=8)) == 1

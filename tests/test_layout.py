@@ -195,7 +195,7 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     v4 = load_model("deepseek-v4-flash")  # fp4 experts: group scales, not the fp8 layers' 128 x 128 blocks
     assert shard_note(v4, deployment(v4, dp_attention=32)) == ""
     uneven = shard_note(v3, deployment(v3, "bf16", tp=8, dp_attention=3))  # an expert split 24 ways, whatever its dtype
-    assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85.33)" in uneven
+    assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85 remainder 8)" in uneven
     scout = load_model("llama-4-scout")  # its shared expert is a routed expert's size: the profile gives no width of its own
     assert "the shared experts 8,192 / 40 = 204.8" in shard_note(scout, deployment(scout, tp=40))  # it named the routed one only
 
@@ -427,3 +427,33 @@ def test_predict_says_the_pipelines_split_and_which_stage_sets_memory_and_a_draf
     middle = capacity(h100, m405, 64, 4097, dep.at_stage(1))
     assert int(with_drafter["max_batch"]) == min(int(last["max_batch"]), int(middle["max_batch"])) <= int(plain["max_batch"])
     assert float(with_drafter["memory_needed_bytes"]) == max(float(last["memory_needed_bytes"]), float(middle["memory_needed_bytes"]))
+
+
+# qa387's surviving mutants of layout.py
+def test_compressed_attention_weighs_a_stage_by_one_over_its_ratio():
+    """DeepSeek-V4-Flash at pp 4 (10/11/11/11 layers, each 11 MoE): the stages tie on MoE layers, then on layers; the
+    attention growing with the context breaks it, a 4:1 compressed layer 1/4, a 128:1 one 1/128: the last stage's
+    6/4 + 5/128 = 1.539 against the third's 5/4 + 6/128 = 1.297 (L8: x ratio put the third first)."""
+    v4 = load_model("deepseek-v4-flash")
+    dep = deployment(v4, pp=4)
+    assert dep.stage_counts(v4.layers) == [10, 11, 11, 11] and dep.busiest_stage(v4) == 3
+
+
+def test_the_largest_degrees_are_taken():
+    """L14: pp = the model's layers (32 stages of one layer); L21: a degree of DEGREE_MAX itself."""
+    from roofline.layout import _degree
+    from roofline.limits import DEGREE_MAX
+
+    m = load_model("llama-3.1-8b")
+    assert deployment(m, pp=32).pp == 32 and _degree(DEGREE_MAX, "tp") == DEGREE_MAX
+    with pytest.raises(RooflineError):
+        _degree(DEGREE_MAX + 1, "tp")
+
+
+def test_a_shard_of_a_column_not_whole_is_said_with_its_remainder():
+    """qa387: 'the dense MLP 14,335 / 2 = 7168' (4 significant digits of 7167.5) said a whole number was not whole; L18:
+    a split two ways was not checked."""
+    m = dataclasses.replace(load_model("llama-3.1-8b"), ffn_size=14335)
+    assert shard_note(m, deployment(m, tp=2)) == (
+        "llama-3.1-8b at tp 2: the columns a device holds are not whole (the dense MLP 14,335 / 2 = 7,167 remainder 1): "
+        "vLLM and SGLang refuse to load such a shard")
