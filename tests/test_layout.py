@@ -197,7 +197,7 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     uneven = shard_note(v3, deployment(v3, "bf16", tp=8, dp_attention=3))  # an expert split 24 ways, whatever its dtype
     assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85 remainder 8)" in uneven
     scout = load_model("llama-4-scout")  # its shared expert is a routed expert's size: the profile gives no width of its own
-    assert "the shared experts 8,192 / 40 = 204.8" in shard_note(scout, deployment(scout, tp=40))  # it named the routed one only
+    assert "the shared experts 8,192 / 40 = 204 remainder 32" in shard_note(scout, deployment(scout, tp=40))  # it named the routed one only
 
 
 def test_the_busiest_pipeline_stage_holds_each_kind_of_layer_in_its_share():
