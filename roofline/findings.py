@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
+from roofline.frontier import REFINE_GAIN_MIN
 from roofline.frontier import plain_fits as frontier_plain_fits
 from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
-from roofline.speculation import pays
+from roofline.speculation import DRAFTER_ON_TARGET, pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
@@ -537,7 +538,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
                   f"at the depth that pays longest, of k = {_k_range(df)}")
     nowhere = all(part.startswith("not at all") for part in said)  # qa219: 'in brackets:' with none, on a sweep where
     # nothing pays, and the longer-context sentence said of speculation that pays
-    opening = f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays "
+    engine = main_engine(df)  # named first (qa391: the bound's batches read as a serving engine's, 'ideal' 6 sentences on)
+    under = "the roofline bound (engine ideal)" if engine == "ideal" else f"{engine}"
+    opening = (f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and "
+               f"{_article(f'{int(c0):,}')} {int(c0):,}-token context, under {under}, speculation pays ")
     text = (
         (opening + f"at no batch ({tree_depth if meta.get('tree_nodes') else f'at any k swept, {_k_range(df)}'}): "
          + _list([part.removeprefix("not at all on ") for part in said]) + ". " if nowhere else
@@ -1222,6 +1226,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         sentences.append(
             f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
             f"${_n(plain)} without speculation" + (f" (drafting {_list(unpriced)}: no price in the profile)" if unpriced else "") + ".")
+    engine = main_engine(df)
+    if engine != "ideal" and len(off) and sentences:  # qa391: '$44.7 on A10G' read as what vLLM delivers
+        sentences.append(f"No shipped engine runs a drafter on a device of its own ({DRAFTER_ON_TARGET}): the placements "
+                         f"off the target's devices are what-ifs, priced with {engine}'s costs.")
     return Finding("Draft on cheaper hardware", " ".join(sentences), {
         "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,
     })
@@ -1578,7 +1586,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if any(bool(t.get(f"computed_{m:g}x", False)) for m in TIER_SPEEDS) or any(
             bool(tiers.loc[h, f"computed_{m:g}x"]) for h in others.index for m in quoted if f"computed_{m:g}x" in tiers):
         text += (" Points at batches between the swept ones are computed now (the batch that just reaches a speed "
-                 "usually lies between two swept ones), as `roofline cheapest` prices them.")
+                 "usually lies between two swept ones), as `roofline cheapest` prices them; one less than "
+                 f"{REFINE_GAIN_MIN:.1%} cheaper than a swept point leaves that point quoted.")  # (qa391: batch 205's
+        # $0.0771 beside the quoted 197's $0.0774, said nowhere)
     text += (" The tiers with speculation are priced against a standard tier that does not speculate: a standard tier "
              "that speculates too costs its own cheapest point (`roofline cheapest`), and its 2× tier more.")  # (qa362)
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)

@@ -294,7 +294,24 @@ def _assumptions(results) -> list[str]:
             "arriving prompt's prefill stalls the batch (`roofline predict --prompt P --output-len O` prints a point's "
             "serving TPOT and its cost at it; a scenario's `prompt` and `output_len` add its serving columns to a sweep).",
             f"Serving engine: `{DEFAULT_ENGINE}` unless a scenario names another (each section's scenario line says which).",
+            *([_EAGLE_HEAD] if any(_prices_full_eagle_head(r.meta) for r in results) else []),
             f"Computed by roofline {__version__}."]
+
+
+# qa391: 2.26x said of a head whose LM head reads 1.05 GB a draft step, where a 32k-vocabulary EAGLE-3 head gives 2.60x
+_EAGLE_HEAD = ("An EAGLE head is priced as one decoder layer of the target's shapes with an LM head of the target's full "
+               "vocabulary (EAGLE-1's shape, and EAGLE-3's without a reduced vocabulary); an EAGLE-3 head of a 32k draft "
+               "vocabulary reads less a draft step and pays more: a scenario's `draft_vocab: 32000` (predict's "
+               "`--draft-vocab 32000`) prices it.")
+
+
+def _prices_full_eagle_head(meta: dict) -> bool:
+    """Whether a report scenario's sweep ran EAGLE (its `method`, a list of them, or a model's in method_by_model) with
+    no draft_vocab: a head of the target's full vocabulary."""
+    methods = meta.get("method")
+    methods = [methods] if isinstance(methods, str) else list(methods or [])
+    methods += list((meta.get("method_by_model") or {}).values())
+    return "eagle" in methods and not meta.get("draft_vocab")
 
 
 def _inline(text: str) -> str:

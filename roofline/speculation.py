@@ -137,7 +137,7 @@ def alpha_from_tau(tau, k, iterations: int = 60):
 
 def alpha_from_acceptance_length(where: str, acceptance_length, k) -> float:
     """The per-token alpha of a measured acceptance length (tokens an iteration, the bonus token included, as vLLM's
-    "Mean acceptance length" and SGLang's "accept length" give it) at the k it was measured with: alpha_from_tau.
+    "Mean acceptance length" and SGLang's "accept len" (its log) or "Accept length" (bench_serving) give it) at the k it was measured with: alpha_from_tau.
     tau in [1, k + 1] and k >= 1, else one line."""
 
     if isinstance(acceptance_length, bool) or not isinstance(acceptance_length, (int, float)) or not is_finite(acceptance_length):
@@ -476,6 +476,14 @@ def tokenizer_mismatch(target: ModelSpec, draft: ModelSpec) -> str:
     return ""
 
 
+# where the engines run a drafter: on the target's own devices, in the target's worker (vLLM V1's proposers are built
+# inside its GPUModelRunner, vllm/v1/worker/gpu_model_runner.py, on the runner's device; SGLang's EAGLEWorker and its
+# standalone draft worker are TpModelWorkers made with the scheduler's gpu_id, sglang/srt/managers/scheduler.py;
+# TensorRT-LLM's PyTorch backend runs the draft model inside the target's executor, tensorrt_llm/_torch/speculative)
+DRAFTER_ON_TARGET = ("vLLM, SGLang and TensorRT-LLM run a drafter on the target's own devices, in the target's worker "
+                     "(vLLM's proposer in its GPU model runner, SGLang's draft worker on the scheduler's GPU)")
+
+
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
                      pp: int = 1, dep: Deployment | None = None, engine: ServingEngine | None = None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
@@ -503,6 +511,11 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
                    f"{target.name} ({target.params / 1e9:.3g}B): a draft pass costs about a decode step or more, so "
                    "speculation cannot pay (at best a tie, every draft accepted); a draft model is usually a tenth of its "
                    "target or less")
+    if draft_hw is not None and engine is not None and engine.name != "ideal" and method != "ngram":  # qa391: priced as
+        # the engine's, where it has no such placement
+        out.append(f"a drafter on a device of its own ({draft_hw.name}) is a what-if under {engine.name}: {DRAFTER_ON_TARGET}, "
+                   f"so no shipped engine runs this placement: the figures price what such a split would buy, with "
+                   f"{engine.name}'s costs")
     if method in HEAD_DRAFTERS and draft_hw is not None:
         who = (f"the {method} heads on {draft_hw.name} need", "they draft") if method == "medusa" else (  # its k heads (qa216)
             f"the {method} head on {draft_hw.name} needs", "it drafts")

@@ -1681,3 +1681,20 @@ def test_flops_time_is_the_steps_flops_at_the_derated_peak_of_their_dtype():
     assert p["bytes_time_s"] < p["flops_time_s"] < p["step_time_s"] and p["bound"] == "compute"
     small = roofline.predict(hw, "llama-3.1-8b", batch=1, context=128, engine="ideal")
     assert small["flops_time_s"] < 0.01 * small["bytes_time_s"]  # batch 1: the bytes set the step
+
+
+@pytest.mark.slow
+def test_a_drafter_on_a_device_of_its_own_is_said_a_what_if_under_a_serving_engine():
+    """qa391: 'engine vllm' priced a Llama-3.2-1B drafter on an L4 beside 4 H100s, a placement vLLM, SGLang and
+    TensorRT-LLM do not offer (their drafters run in the target's worker, on its GPUs), with no word."""
+    args = dict(tp=4, method="draft", draft="llama-3.2-1b", alpha=0.8, batch=8)
+    for engine in ("vllm", "sglang", "trtllm"):
+        said = [w for w in roofline.predict("h100-sxm", "llama-3.1-70b", draft_hardware="l4", engine=engine, **args)["warnings"]
+                if "what-if" in w]
+        assert said == [f"a drafter on a device of its own (l4) is a what-if under {engine}: vLLM, SGLang and TensorRT-LLM run "
+                        "a drafter on the target's own devices, in the target's worker (vLLM's proposer in its GPU model "
+                        "runner, SGLang's draft worker on the scheduler's GPU), so no shipped engine runs this placement: the "
+                        f"figures price what such a split would buy, with {engine}'s costs"], said
+    assert not any("what-if" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", draft_hardware="l4",
+                                                            engine="ideal", **args)["warnings"])  # the bound: no engine
+    assert not any("what-if" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", **args)["warnings"])  # co-located

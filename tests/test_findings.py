@@ -327,6 +327,11 @@ def test_draft_offload_says_what_each_placement_costs_where_its_device_has_a_pri
     assert f"${_n(fastest['cost_usd_per_million_tokens'])} co-located" in f.text
     assert f"against ${_n(fastest['baseline_cost_usd_per_million_tokens'])} without speculation" in f.text
     assert "(drafting on L40S: no price in the profile)" in f.text
+    # qa391: '$44.7 on A10G' under engine vllm read as what vLLM delivers, where no shipped engine drafts off the target
+    assert f.text.endswith("No shipped engine runs a drafter on a device of its own (vLLM, SGLang and TensorRT-LLM run a "
+                           "drafter on the target's own devices, in the target's worker (vLLM's proposer in its GPU model "
+                           "runner, SGLang's draft worker on the scheduler's GPU)): the placements off the target's devices "
+                           "are what-ifs, priced with vllm's costs.")
 
 
 def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_nan(tmp_path):
@@ -532,7 +537,7 @@ axes:
   k: [0, 2, 4]
   alpha: [0.6, 0.8]
 """)
-    assert "a 1,024-token context, speculation pays (at the k that pays longest, of 2, 4) up to batch" in f.text
+    assert "a 1,024-token context, under the roofline bound (engine ideal), speculation pays (at the k that pays longest, of 2, 4) up to batch" in f.text
     assert f.text.count("on H100 SXM5") == 2 and f.text.count("on A100 SXM4") == 2  # once per context, each named
     assert "on 2 of 2 at α = 0.8" in f.text and "of 2 at" in f.text and "4 of 2" not in f.text
     table = f.numbers["table"]
@@ -1163,12 +1168,12 @@ def test_break_even_and_flops_vs_time_answer_at_per_position_rates_and_a_tree_no
             "  batch: [1, 64, 512, 4096]\n  context: [256]\n  k: [0, 1, 2, 4]\n")
     df, _, text, _ = _user_question(tmp_path / "a", "break-even-batch", "name: break-even-batch\n" + body.format(acc=rates))
     assert "generic finding" not in text and "nan" not in text and "α per-position" not in text
-    assert text.startswith("With EAGLE at the given per-position rates 0.8, 0.7, 0.6, 0.5 and a 256-token context, speculation pays")
+    assert text.startswith("With EAGLE at the given per-position rates 0.8, 0.7, 0.6, 0.5 and a 256-token context, under the roofline bound (engine ideal), speculation pays")
     assert "on H100 SXM5" in text and "on L4" in text
     tree = "tree: {nodes: 16, tau: 3.2}\n"
     _, _, text, _ = _user_question(tmp_path / "b", "break-even-batch",
                                    "name: break-even-batch\n" + body.format(acc=tree).replace("[0, 1, 2, 4]", "[0, 4]"))
-    assert "generic finding" not in text and text.startswith("With EAGLE drafting a tree of 16 nodes, τ = 3.2 and a 256-token context, speculation pays (at its depth, k = 4) up to")
+    assert "generic finding" not in text and text.startswith("With EAGLE drafting a tree of 16 nodes, τ = 3.2 and a 256-token context, under the roofline bound (engine ideal), speculation pays (at its depth, k = 4) up to")
     _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\n" + body.format(acc=rates)
                                    .replace("[1, 64, 512, 4096]", "[1]").replace("[h100-sxm, l4]", "h100-sxm"))
     assert "generic finding" not in text and text.startswith("At the given per-position rates 0.8, 0.7, 0.6, 0.5 and its best k = ")
@@ -1915,6 +1920,7 @@ def test_an_unrefined_break_even_is_said_as_a_lower_bound(tmp_path):
     assert meta["break_even_refined"] is False
     f = finding("break-even-batch", df, ops, meta, strict=False)
     assert "speculation pays (at the k that pays longest, of 1-5) up to at least batch 64 on H100 SXM5 (278)" in f.text, f.text
+    assert ", under the roofline bound (engine ideal), speculation pays" in f.text  # named first (qa391)
     refined = finding("break-even-batch", df, ops, {**meta, "break_even_refined": True}, strict=False)
     assert "of 1-5) up to batch 64 on H100 SXM5 (278)" in refined.text
     older = finding("break-even-batch", df, ops, {k: v for k, v in meta.items() if k != "break_even_refined"}, strict=False)

@@ -594,3 +594,19 @@ def test_the_fast_tiers_price_the_batch_between_swept_ones_that_just_reaches_eac
     tier = fast.sort_values("cost_usd_per_million_tokens").iloc[0]
     assert int(tier["batch"]) not in (1, 8, 64, 256)  # between the swept batches
     assert float(said[3]) == pytest.approx(tier["cost_usd_per_million_tokens"] / base["cost_usd_per_million_tokens"], abs=0.006)
+
+
+def test_the_opening_says_an_eagle_head_is_priced_at_the_full_vocabulary_where_a_scenario_runs_one():
+    """qa391: sections priced EAGLE as a full-vocabulary head (1.05 GB of LM head a draft step on Llama-3.1-8B) and never
+    said so; an EAGLE-3 head of a 32k vocabulary gives 2.60x where the report said 2.26x."""
+    from types import SimpleNamespace
+
+    from roofline.report import _assumptions
+
+    def said(*metas) -> bool:
+        return any(line.startswith("An EAGLE head is priced as one decoder layer") for line in
+                   _assumptions([SimpleNamespace(meta={"hardware": {}, "price_usd_per_hour": {}, **m}) for m in metas]))
+
+    assert said({"method": "eagle"}) and said({"method": ["none", "eagle"]}) and said({"method_by_model": {"m": "eagle"}})
+    assert said({"method": "draft"}, {"method": "eagle"})  # any section's
+    assert not said({"method": "eagle", "draft_vocab": 32000}) and not said({"method": "mtp"}) and not said({})
