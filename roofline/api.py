@@ -1258,33 +1258,33 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
 
 
 def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, serving: bool = False,
-             profiles: tuple[str | Path, ...] = ()) -> dict:
+             between_batches: bool = True, profiles: tuple[str | Path, ...] = ()) -> dict:
     """`roofline cheapest` of a sweep's table (sweep's DataFrame, or a results table read back with its scenario.json
     as `table.attrs['scenario']`): the cost frontier of plain and speculative rows that fit, are priced and that an
     engine runs (ideal's rows left out beside serving engines; layouts vLLM and SGLang refuse to load, an engine on a
     device it does not run on, a draft model of another tokenizer left out), the cheapest row of each kind at least
     `min_tokens_per_user` tokens/s per user fast, and the batches between the swept ones that reach it cheaper, swept
-    now. `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len).
+    now (`between_batches` false: the swept batches alone, as `roofline cheapest --where batch=B` prices them).
+    `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len).
 
     Returns {'frontier': DataFrame, 'picks': {'plain': row or None, 'speculation': row or None} (None without a speed),
     'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}}, 'notes': the lines under
-    cheapest's table, 'table': the rows ranked}; rows are pandas Series of the table's columns."""
-    from roofline.frontier import answer, serving_view
+    cheapest's table, 'table': the rows ranked, 'refused': the layouts, methods and drafts left out (what no engine
+    runs), 'unchecked': the profiles not on the search path to check them by}; rows are pandas Series of the table's
+    columns."""
+    from roofline.frontier import answer, check_table, serving_view
 
     if not isinstance(table, pd.DataFrame):
         raise field_error("cheapest", "table", "a pandas DataFrame (roofline.sweep's)", type(table).__name__)
     speed = None if min_tokens_per_user is None else _scalar_float(min_tokens_per_user, "min_tokens_per_user", "cheapest")
     if speed is not None and not speed > 0:
         raise field_error("cheapest", "min_tokens_per_user", "a number of tokens/s per user above 0", min_tokens_per_user)
-    missing = [c for c in ("hardware", "batch", "tokens_per_s_per_user", "cost_usd_per_million_tokens", "fits_in_memory")
-               if c not in table]
-    if missing:
-        raise field_error("cheapest", "table", "a sweep's results table (roofline.sweep's)", f"no {', '.join(missing)} column")
     folders = _folders(profiles, "cheapest")
     meta = table.attrs.get("scenario")
+    check_table(table, "cheapest: table")  # the command's check of its table (qa390: KeyError 'model' from deep inside)
     try:
-        df = serving_view(table, "cheapest: table") if serving else table
-        return answer(df, speed, meta, folders, serving)
+        df = serving_view(table, "cheapest: table", "serving=True") if serving else table
+        return answer(df, speed, meta, folders, serving, refine_batches=between_batches)
     except RooflineError as exc:
         if str(exc).startswith("cheapest: "):
             raise

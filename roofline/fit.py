@@ -601,7 +601,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
         "fitted_on": fitted_on,
         # each parameter kept at the earlier fit's value: where that fit's rows were (its fitted_on entry, if recorded)
-        "kept": {key: ((loaded.fitted or {}).get("fitted_on") or {}).get(key) for key in kept_keys},
+        "kept": {p.key: ((loaded.fitted or {}).get("fitted_on") or {}).get(p.key) for p in kept},  # PARAMETERS' order
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
         "hardware_families": sorted(set(engine_family[usable].map(family_label))),
     }

@@ -58,7 +58,7 @@ SERVING_SOURCES = ("serving_time_per_output_token_s", "baseline_serving_time_per
                    "serving_tokens_per_s", "baseline_serving_tokens_per_s", "serving_speedup")
 
 
-def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
+def serving_view(df: pd.DataFrame, where: str, flag: str = "--serving") -> pd.DataFrame:
     """A request's sweep (grid.SERVING_COLUMNS) as a serving benchmark reads it, for `cheapest --serving`: each speed
     and cost column a ranking reads replaced by its serving form, with t the time per output token with the other
     requests' prefills (serving_time_per_output_token_s, and the baseline's):
@@ -67,10 +67,11 @@ def serving_view(df: pd.DataFrame, where: str) -> pd.DataFrame:
         speedup = serving_speedup
 
     (tokens_per_s_per_device scaled alike; the throughput and the cost the same device time, so the price a table was
-    swept at reads the same off either: swept_prices); a RooflineError naming `where` for a table without them."""
+    swept at reads the same off either: swept_prices); a RooflineError naming `where` and `flag` (the option that asked for
+    it: the CLI's --serving, the API's serving=True) for a table without them."""
     missing = [c for c in SERVING_SOURCES if c not in df]
     if missing:
-        raise RooflineError(f"{where}: --serving: expected a sweep of a scenario with prompt and output_len (its serving "
+        raise RooflineError(f"{where}: {flag}: expected a sweep of a scenario with prompt and output_len (its serving "
                             f"columns: {missing[0]}, ...), found a table without them")
     spec, plain = df["serving_time_per_output_token_s"], df["baseline_serving_time_per_output_token_s"]
     out = df.assign(tokens_per_s_per_user=1.0 / spec, baseline_tokens_per_s_per_user=1.0 / plain,

@@ -1328,7 +1328,8 @@ def _refused_layout_warning(prepared: RowSet, profiles: tuple) -> None:
         engine = load_engine(slot, tuple(profiles)).for_hardware(g.hw)
         refusal = engine_refusal(engine, g.hw, g.model, g.dep, g.method, int(g.k.max()))
         if refusal:
-            warn(f"{refusal}: fit and accuracy leave these rows out (give the layout the server ran: --tp, --ep, "
+            source = str(prepared.table["source"].iloc[int(g.index[0])]).split(" (result ")[0]  # the file it came from
+            warn(f"{source}: {refusal}: fit and accuracy leave these rows out (give the layout the server ran: --tp, --ep, "
                  "--dp-attention, --gpus)")
             return
 

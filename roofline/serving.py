@@ -942,7 +942,7 @@ def _check_held(where: str, key: str, value_bytes: float, shown: object) -> None
     if value_bytes > HELD_MAX_BYTES:
         what = ("a runtime's context and communicators, 0.7-4.3 GiB in SGLang's start-up logs: "
                 "measurements/sglang-memory.csv" if key.split(".")[-1].removesuffix("_bytes") in HELD_BEFORE_SHARE else
-                "a runtime's graphs, buffers and communicators: 0.12-2.25 GiB in the shipped profiles' sources")
+                "a runtime's graphs, activations, buffers and communicators: 0.12-4.61 GiB in the shipped profiles")
         raise field_error(where, key, f"at most {HELD_MAX_BYTES / 2**30:g} GiB ({what})", shown)
 
 
@@ -1518,8 +1518,25 @@ def fitted_class_note(engine: ServingEngine, model) -> str:
     if not classes or model_class(model) in classes:
         return ""
     return (f"engine {engine.name} was fitted on {_spoken(classes)} models only (its fitted.model_classes), and "
-            f"{model.name} is {model_class(model)}: its kernel latency and efficiencies price kernels no fit row measured, "
-            "so read its figures there as less certain (a fit with rows of such a model measures them)")
+            f"{model.name} is {model_class(model)}: its kernel latency and efficiencies price kernels no fit row measured"
+            f"{_kept_aside(engine)}, so read its figures there as less certain (a fit with rows of such a model measures them)")
+
+
+def kept_kernel_parameters(engine: ServingEngine) -> list[str]:
+    """The kernel parameters (KERNEL_PARAMETERS) `engine`'s fit kept from the fit before it (fitted.kept_from_earlier_fit,
+    not set by hand since): determined on that fit's rows, whose fitted_on entry the profile keeps."""
+    fitted = engine.fitted or {}
+    kept = set(fitted.get("kept_from_earlier_fit") or ()) & set(fitted.get("parameters") or ())
+    return [p for p in KERNEL_PARAMETERS if p in kept]
+
+
+def _kept_aside(engine: ServingEngine) -> str:
+    """' (but quantised_moe_efficiency, kept from the fit before it: its own rows are said apart)' where the profile-wide
+    notes would speak of a kernel parameter the fit kept (qa390: said measured on no row like the point, where the
+    shipped profile's fit measured it on MoE rows)."""
+    kept = kept_kernel_parameters(engine)
+    return (f" (but {_spoken(kept)}, kept from the fit before it, on rows of {'their' if len(kept) > 1 else 'its'} own: "
+            "said apart where they differ from the point)") if kept else ""
 
 
 def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
@@ -1532,8 +1549,8 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
     if not families or family in families or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") == "cpu":
         return ""  # a CPU, or a device the engine does not run on: engine_on_a_cpu says more
     return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
-            f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
-            "rows from such a device measures them)")
+            f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels"
+            f"{_kept_aside(engine)} (a fit with rows from such a device measures them)")
 
 
 KERNEL_PARAMETERS = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own: per device
@@ -1570,6 +1587,7 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     speculating = method not in ("", "none")
     on_hw = engine.for_hardware(hw)
     checked = ("kernel_latency",) if role else (*KERNEL_PARAMETERS, *SPEC_PARAMETERS, *HOST_PARAMETERS)
+    kept = set(kept_kernel_parameters(engine))  # the profile-wide notes leave these aside: said here against their own rows
     differing: dict[tuple, list[str]] = {}  # (rows' description, the point's) -> parameters
     for p in checked:
         source = engine.fitted_source(p, hw)
@@ -1587,12 +1605,12 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
             # hold its plain baseline's too (qa293: said one way only)
             rows.append(f"{said_methods} rows")
             point.append(f"speculates with {method} (and decodes plainly for its baseline)" if speculating else "decodes plainly")
-        if not role and (p not in KERNEL_PARAMETERS or not class_said) and p not in HOST_PARAMETERS \
+        if not role and (p not in KERNEL_PARAMETERS or not class_said or p in kept) and p not in HOST_PARAMETERS \
                 and klass not in (entry.get("models") or [klass]):
             rows.append(f"of {_spoken(entry['models'])} models")
             point.append(f"{'on' if point else 'is'} a {klass} model{_class_kind(model)}")
         devices = list(dict.fromkeys(str(d).strip().lower() for d in entry.get("devices") or [device]))  # as names go (qa298)
-        if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
+        if p in KERNEL_PARAMETERS and (not family_said or p in kept) and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             arch = architecture_of(device)
             where = arch if arch != device and device_named else f"{hw.name} ({arch})" if arch != device else hw.name

@@ -1620,8 +1620,15 @@ def test_cheapest_answers_as_the_cli_does_on_the_same_table(roofline, tmp_path):
         api.cheapest(df, -1)
     with pytest.raises(RooflineError, match=r"^cheapest: table: expected a pandas DataFrame \(roofline.sweep's\), found 'dict'$"):
         api.cheapest({}, 100)
-    with pytest.raises(RooflineError, match=r"^cheapest: table: .*--serving: expected a sweep of a scenario with prompt"):
+    with pytest.raises(RooflineError, match=r"^cheapest: table: serving=True: expected a sweep of a scenario with prompt"):
         api.cheapest(df, 100, serving=True)
+    for column in ("model", "engine", "k", "tp"):  # qa390: KeyError 'model', AttributeError 'tp' from deep inside
+        with pytest.raises(RooflineError, match=rf"^cheapest: table: expected a sweep results table with column\(s\) {column}, "):
+            api.cheapest(df.drop(columns=[column]), 100)
+    with pytest.raises(RooflineError, match=r"^cheapest: table: fits_in_memory: expected true or false, found nothing"):
+        api.cheapest(df.assign(fits_in_memory=None), 100)
+    with pytest.raises(RooflineError, match=r"^cheapest: min_tokens_per_user: expected a number of tokens/s per user above 0"):
+        api.cheapest(df, 0)
 
 
 @pytest.mark.slow
@@ -1698,3 +1705,29 @@ def test_a_drafter_on_a_device_of_its_own_is_said_a_what_if_under_a_serving_engi
     assert not any("what-if" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", draft_hardware="l4",
                                                             engine="ideal", **args)["warnings"])  # the bound: no engine
     assert not any("what-if" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", **args)["warnings"])  # co-located
+
+
+@pytest.mark.slow
+def test_a_sweep_warning_that_names_its_file_is_not_named_twice(tmp_path):
+    """qa390's surviving mutant A3: every warning re-prefixed gave 'sc6.yaml: sc6.yaml: axes.batch ...'."""
+    import warnings
+
+    path = tmp_path / "sc6.yaml"
+    path.write_text("name: sc6\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 1, 8]\n")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        roofline.sweep(str(path))
+    said = [str(w.message) for w in seen if issubclass(w.category, roofline.errors.RooflineWarning)]
+    assert said and all(m.startswith(f"{path}: ") and not m.startswith(f"{path}: {path}") for m in said), said
+
+
+@pytest.mark.slow
+def test_cheapest_between_batches_false_prices_the_swept_batches_alone():
+    """qa390's surviving mutant R1: the CLI's --where batch=B turns refinement off; the API had no way to."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep(CHEAP)
+    assert roofline.cheapest(df, 100)["refined"]["plain"]["row"] is not None
+    assert roofline.cheapest(df, 100, between_batches=False)["refined"] == {}

@@ -996,3 +996,31 @@ def test_the_run_at_column_gives_a_replicas_sequences_where_a_rows_gpus_hold_sev
     line = next(x for x in fit_report(fit).splitlines() if x.startswith(f"{int(row['row']):>4} "))
     assert "     4  1.33x3 none " in line, line
     assert "1.33x3: 1.33 in each of 3 replicas" in fit_report(fit)
+
+
+def test_only_a_value_the_earlier_fit_determined_within_this_fits_bounds_is_kept():
+    """qa390's surviving mutants: a value outside this fit's bounds (F3), one the earlier fit left undetermined though
+    moved from its start (F2), and a move that shifts the rows (F5) were never refused."""
+    from roofline.fit import PARAMETERS, _kept_from_earlier_fit, sourced_start
+
+    vllm = load_engine("vllm")
+    by = {p.key: p for p in PARAMETERS}
+    start = sourced_start(vllm)
+    assert _kept_from_earlier_fit(vllm, start, [by["spec_per_iteration"]]) == [by["spec_per_iteration"]]
+    beyond = dataclasses.replace(vllm, spec_per_iteration_s=by["spec_per_iteration"].high * 1.2)  # past its 5 ms bound
+    assert _kept_from_earlier_fit(beyond, start, [by["spec_per_iteration"]]) == []
+    assert "all_to_all_latency" in vllm.fitted["not_determined_by_rows"]
+    drifted = dataclasses.replace(vllm, all_to_all_latency_s=2 * start["all_to_all_latency_s"])  # moved, never determined
+    assert _kept_from_earlier_fit(drifted, start, [by["all_to_all_latency"]]) == []
+
+
+@pytest.mark.slow
+def test_a_kept_value_that_would_move_the_rows_is_not_kept(tmp_path, monkeypatch):
+    """F5: moving the candidates to the earlier fit's values must leave every row within 0.1%; kernel_latency offered as
+    one (it is determined here) moves them, so nothing is kept."""
+    import roofline.fit as fitmod
+
+    kernel = next(p for p in fitmod.PARAMETERS if p.key == "kernel_latency")
+    monkeypatch.setattr(fitmod, "_kept_from_earlier_fit", lambda loaded, start, undetermined: [kernel])
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=30)
+    assert fit["kept"] == {} and not any(row["kept"] for row in fit["parameters"])

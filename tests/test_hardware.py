@@ -632,3 +632,11 @@ def test_an_operator_ceiling_above_the_devices_peak_is_warned_of_unless_measured
     spec = hardware_from_dict({**data, "operator_ceilings": {"attention_memory": "3 TB/s"}}, "x.yaml")
     with pytest.warns(RooflineWarning, match=r"operator_ceilings.elementwise_memory: 5 TB/s is above"):
         check_hardware_spec(dataclasses.replace(spec, elementwise_memory_bytes_per_s=5e12))  # a spec built in code
+
+
+def test_a_ceiling_just_above_the_peak_is_warned_of():
+    """qa390's surviving mutant H3: a tolerance above the peak (x 1.05) passed the tests; 3.36 TB/s on 3.35 is above."""
+    data = read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml")
+    with pytest.warns(RooflineWarning, match=r"operator_ceilings.elementwise_memory: 3.36 TB/s is above the device's "
+                                             r"memory_bandwidth, 3.35 TB/s"):
+        hardware_from_dict({**data, "operator_ceilings": {"elementwise_memory": "3.36 TB/s"}}, "x.yaml")

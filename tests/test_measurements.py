@@ -1372,6 +1372,20 @@ def test_rows_no_setup_of_their_engine_runs_are_left_out_of_fit_and_said_by_conv
     assert skipped[3].startswith("no sglang setup runs it: eagle speculation with pp 2 under sglang"), skipped[3]
     result = tmp_path / "run.json"
     result.write_text(json.dumps({**VLLM_RESULT, "model_id": "Qwen/Qwen3-30B-A3B"}))
-    with pytest.warns(RooflineWarning, match=r"^ep 2 of a stage's 4 devices under vllm: .*: fit and accuracy leave these "
+    with pytest.warns(RooflineWarning, match=r"run.json: ep 2 of a stage's 4 devices under vllm: .*: fit and accuracy leave these "
                                              r"rows out \(give the layout the server ran"):
         convert_benchmark(result, hardware="h100-sxm", model="qwen3-30b-a3b", tp=4, ep=2)
+
+
+def test_engine_refusal_names_a_shard_the_engines_refuse_and_nothing_under_ideal():
+    """qa390's surviving mutants: the shard vLLM and SGLang refuse to load (DeepSeek-V3's fp8 block scales at tp 32)
+    was never checked, nor that the bound (ideal) refuses nothing."""
+    from roofline.layout import deployment as lay
+    from roofline.measurements import engine_refusal
+
+    ds, h200 = load_model("deepseek-v3"), load_hardware("h200")
+    shard = lay(ds, tp=32)
+    refusal = engine_refusal(load_engine("vllm").for_hardware(h200), h200, ds, shard, "none", 0)
+    assert refusal.startswith("deepseek-v3 at tp 32: ") and "refuse to load such a shard" in refusal
+    assert engine_refusal(load_engine("ideal"), h200, ds, shard, "none", 0) == ""
+    assert engine_refusal(load_engine("vllm").for_hardware(h200), h200, ds, lay(ds, tp=8), "none", 0) == ""

@@ -1235,3 +1235,17 @@ def test_a_point_no_setup_of_its_engine_runs_is_marked_on_its_plain_lines_too():
     at_0 = roofline.predict("h100-sxm", "qwen3-32b", method="draft", draft="llama-3.2-1b", alpha=0.7, k=0)  # its best k
     assert at_0["spec"]["best_k"] > 0 and any("must share the target's tokenizer" in w  # named with that drafter (qa381)
                                               for w in at_0["spec"]["engine_refuses"])
+
+
+def test_the_flops_time_says_it_prices_the_flops_padded_to_the_gemm_tile():
+    """qa390: '127 GFLOP ... the FLOPs alone take 312 us', where 312 us is the padded 247 GFLOP's (batch 8 padded to the
+    tile); a step the tile does not pad says 'the FLOPs'."""
+    import roofline
+    from roofline.tables import _padded_flops_text
+
+    small = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=1536)
+    padded = sum(op["padded_flops"] for op in small["operators"].values())
+    assert padded > 1.5 * small["flops"]
+    assert _padded_flops_text(small) == f"its FLOPs padded to the GEMM tile, {padded / 1e9:.3g} GFLOP,"
+    assert small["flops_time_s"] > small["flops"] / (989.4e12 * 0.8)  # the padded FLOPs' time, not the step's own
+    assert _padded_flops_text(roofline.predict("h100-sxm", "llama-3.1-8b", batch=1024, context=128, engine="ideal")) == "the FLOPs"
