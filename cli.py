@@ -781,6 +781,12 @@ def sweep(
                        err=True)
         elif first:
             typer.echo(f"note: {first}", err=True)
+        contexts = list(dict.fromkeys(sc.axes.get("context", [])))
+        if len(contexts) > 1 and any(Path(f).stem == "roofline" for f in summary["files"]):  # qa393: 'plot --where
+            # context=...' said to draw what operators.csv cannot
+            typer.echo(f"note: the roofline figure is at the first context swept, {int(contexts[0]):,}: operators.csv holds "
+                       "that one only, so `plot --where context=...` redraws the other figures, not it (a sweep with another "
+                       "context first draws it there)", err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
@@ -818,7 +824,9 @@ def plot(
     """Re-draw the standard plots from a written table, without recomputing anything (serving_vs_batch too, where the
     table holds a request's serving columns).
 
-    Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another.
+    Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another,
+    but for the roofline figure's context: operators.csv holds the first context swept only (a sweep with another
+    context first draws it there).
     """
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table, table_gives_request
     from roofline.yamlio import check_text_table

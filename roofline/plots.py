@@ -83,6 +83,7 @@ DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw
 STYLE = {
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,
     "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "svg.hashsalt": "roofline",
+    "svg.fonttype": "none",  # an SVG's labels as text, to edit and search for a paper (qa393: every glyph a path)
 }
 NBSP = "\u00a0"  # a space a wrapped title never breaks at: "TP 4", "PP 2", "engine vllm" stay on one line
 METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngram": "n-gram lookup", "draft": "draft model", "medusa": "Medusa"}
@@ -1976,7 +1977,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             plain = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub else 0.0
             shaded |= _shade_memory_limit(ax, limit, float(sub["batch"].max()), float(best["batch"].max()), plain)
     # said where a panel shifted its markers (qa190: said with several alphas whose lines never met)
-    legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if dodged else {}
+    legend_title = {"title": "each α's markers shifted\nsideways: lines meet here", "title_fontsize": 7} if dodged else {}
+    # (qa393: the whole line moves, not only where lines meet: said of the points that coincide, it read as those alone)
     # the keys go on the panel whose series the shared legend shows (qa225: on a first panel where nothing fits, lost)
     keyed = max((ax for ax, _ in panels), key=lambda ax: len(ax.get_legend_handles_labels()[0]))
     if censored:

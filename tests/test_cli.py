@@ -703,3 +703,22 @@ def test_a_shared_prefix_past_the_default_context_is_told_it_is_the_default(roof
     """qa349: '0..1,024 (the context, 1,024 ...)' where the user gave no context."""
     code, _, err = roofline("predict", "--shared-prefix", "3000", "--prompt", "4000")
     assert code == 2 and "(the context, 1,024, the default: give --context, or --output-len beside --prompt for a " in err
+
+
+@pytest.mark.slow
+def test_a_sweep_of_several_contexts_says_its_roofline_stays_at_the_first_and_an_svg_keeps_its_text(roofline, tmp_path):
+    """qa393: `plot --where context=16384` was suggested for the roofline figure, which operators.csv holds at the first
+    context only; the SVGs stored every label as paths, not text a paper's author can edit."""
+    path = tmp_path / "two.yaml"
+    path.write_text("name: two\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1, 8]\n"
+                    "  context: [1024, 8192]\n  k: [2]\n  alpha: [0.8]\n")
+    code, _, err = roofline("sweep", path, "--out", tmp_path / "out", "--svg")
+    assert code == 0 and ("note: the roofline figure is at the first context swept, 1,024: operators.csv holds that one "
+                          "only, so `plot --where context=...` redraws the other figures, not it") in err, err
+    svg = (tmp_path / "out" / "roofline.svg").read_text()
+    assert svg.count("<text") > 10 and "Roofline" in svg
+    one = tmp_path / "one.yaml"
+    one.write_text("name: one\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n  context: [1024]\n")
+    code, _, err = roofline("sweep", one, "--out", tmp_path / "out1")
+    assert code == 0 and "roofline figure is at the first context" not in err
+    assert "operators.csv holds the first context swept only" in " ".join(roofline("plot", "--help")[1].split())

@@ -786,7 +786,7 @@ def test_best_k_lines_move_aside_only_where_two_alphas_meet(k0):
     apart = xs(df[df["batch"].isin([64, 256])])  # alpha 0.3 [1, 0], alpha 0.5 [2, 1]: no point shared
     assert len(apart) == 2 and all(np.array_equal(x, [64, 256]) for x in apart.values())
     # the legend says markers moved only where they did (qa190: said with two alphas whose lines never met)
-    assert "shifted sideways" in titles[0] and "shifted sideways" not in titles[1]
+    assert "markers shifted\nsideways: lines meet here" in titles[0] and "shifted" not in titles[1]  # (qa393: every marker moves)
 
 
 def test_best_k_rings_a_best_k_that_still_loses_to_plain_decoding():
