@@ -1277,18 +1277,27 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     if not isinstance(table, pd.DataFrame):
         raise field_error("cheapest", "table", "a pandas DataFrame (roofline.sweep's)", type(table).__name__)
     speed = None if min_tokens_per_user is None else _scalar_float(min_tokens_per_user, "min_tokens_per_user", "cheapest")
-    if speed is not None and not speed > 0:
-        raise field_error("cheapest", "min_tokens_per_user", "a number of tokens/s per user above 0", min_tokens_per_user)
+    if speed is not None and not speed >= 0:  # as the command's --min-tokens-per-user (qa392: 0 refused here alone)
+        raise field_error("cheapest", "min_tokens_per_user", "a number of tokens/s per user of at least 0", min_tokens_per_user)
     folders = _folders(profiles, "cheapest")
     meta = table.attrs.get("scenario")
     check_table(table, "cheapest: table")  # the command's check of its table (qa390: KeyError 'model' from deep inside)
     try:
         df = serving_view(table, "cheapest: table", "serving=True") if serving else table
-        return answer(df, speed, meta, folders, serving, refine_batches=between_batches)
+        got = answer(df, speed, meta, folders, serving, refine_batches=between_batches)
     except RooflineError as exc:
         if str(exc).startswith("cheapest: "):
             raise
         raise said_as(exc, f"cheapest: {exc}") from None
+    # every kind keyed, whether or not a point between swept batches was computed (qa392: a KeyError on 'plain')
+    got["refined"] = {kind: got["refined"].get(kind) or {"row": None, "place": "", "notes": []} for kind in ("plain", "speculation")}
+    if speed is not None:  # the command's line for a kind no row reaches, said in the notes (qa392: picks None, unsaid)
+        for kind, row in (got["picks"] or {}).items():
+            rows = got["frontier"][got["frontier"]["decoding"] == kind]
+            if row is None and got["refined"][kind]["row"] is None and len(rows):
+                got["notes"].append(f"{kind}: no row that fits reaches {speed:g} tokens/s per user (the fastest: "
+                                    f"{rows['tokens_per_s_per_user'].max():.4g})")
+    return got
 
 
 SPEC_KEYS = {"hardware": HardwareSpec, "draft_hardware": HardwareSpec, "model": ModelSpec, "draft": ModelSpec,

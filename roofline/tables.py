@@ -1513,8 +1513,14 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
+                swept = picks.get(kind)
+                c_new = float(point["cost_usd_per_million_tokens"])
+                c_swept = float(swept["cost_usd_per_million_tokens"]) if swept is not None else float("nan")
+                alike = swept is not None and format_significant(c_new) == format_significant(c_swept)  # qa392: '$0.118'
+                # twice, 0.59% apart, read as no gain
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how,
-                                                                                overlap=overlap))
+                                                                                overlap=overlap)
+                             + (f" ({1 - c_new / c_swept:.2%} below the swept pick's cost)" if alike else ""))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched
