@@ -1268,11 +1268,11 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len).
 
     Returns {'frontier': DataFrame, 'picks': {'plain': row or None, 'speculation': row or None} (None without a speed),
-    'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}}, 'notes': the lines under
-    cheapest's table, 'table': the rows ranked, 'refused': the layouts, methods and drafts left out (what no engine
+    'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}} (both kinds), 'notes': the
+    lines under cheapest's table (a kind no row reaches among them), 'table': the rows ranked, 'refused': the layouts, methods and drafts left out (what no engine
     runs), 'unchecked': the profiles not on the search path to check them by}; rows are pandas Series of the table's
     columns."""
-    from roofline.frontier import answer, check_table, serving_view
+    from roofline.frontier import KINDS, answer, check_table, serving_view
 
     if not isinstance(table, pd.DataFrame):
         raise field_error("cheapest", "table", "a pandas DataFrame (roofline.sweep's)", type(table).__name__)
@@ -1290,7 +1290,7 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
             raise
         raise said_as(exc, f"cheapest: {exc}") from None
     # every kind keyed, whether or not a point between swept batches was computed (qa392: a KeyError on 'plain')
-    got["refined"] = {kind: got["refined"].get(kind) or {"row": None, "place": "", "notes": []} for kind in ("plain", "speculation")}
+    got["refined"] = {kind: got["refined"].get(kind) or {"row": None, "place": "", "notes": []} for kind in KINDS}
     if speed is not None:  # the command's line for a kind no row reaches, said in the notes (qa392: picks None, unsaid)
         for kind, row in (got["picks"] or {}).items():
             rows = got["frontier"][got["frontier"]["decoding"] == kind]

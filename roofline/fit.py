@@ -15,8 +15,10 @@ Each parameter is searched on a unit scale u in [0, 1]: logarithmic between its 
 bound is positive (kernel latency, collective latencies, the two efficiencies, overlap exponent), linear
 from 0 otherwise (host and speculation times). The second sum is a weak pull (w = PRIOR_WEIGHT) toward the start value, the
 sourced value of the profile (or, after a fit, the sourced value the `fitted:` block kept): a parameter
-the rows do not determine stays where its source put it instead of drifting along a flat valley. A
-deviation of the whole bound range costs as much as a row missed by a factor e^w.
+the rows do not determine stays where its source put it instead of drifting along a flat valley; after the search,
+one the profile's own earlier fit determined on its rows takes that fit's value instead (fitted.kept_from_earlier_fit),
+where moving every such parameter there leaves each row within 0.1%. A deviation of the whole bound range costs as
+much as a row missed by a factor e^w.
 
 Parameters named in `fixed` (`roofline fit --fix NAME`) stay at their start value and are left out of the
 search: a quantity measured directly by a microbenchmark (a collective's latency) is not inferred again.
