@@ -67,6 +67,7 @@ from roofline.serving import (
     dispatch_on_prior,
     engine_layout_note,
     engine_on_a_cpu,
+    engine_refusals,
     fitted_class_note,
     fitted_elsewhere_note,
     fitted_family_note,
@@ -77,7 +78,6 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
-    runs_on,
     speculating_engine,
     speculation_engine_notes,
     stage_split_dense_note,
@@ -884,10 +884,8 @@ def predict(
             out["warnings"].append(note)
     # what no setup of the engine runs, speculating or not: its device, or its layout (qa379: the plain cost said
     # nothing beside the speculative lines' note)
-    out["engine_refuses"] = [w for w in (engine_on_a_cpu(eng, hw) if not runs_on(eng, hw) else "",
-                                         stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
-                                         shard_note(target, dep) if eng.name != "ideal" else "")  # (qa381: a shard
-                             if w]  # vLLM and SGLang refuse to load, unmarked; cheapest leaves such rows out)
+    out["engine_refuses"] = engine_refusals(eng, hw, target, dep)  # (qa381: a shard vLLM and SGLang refuse to load,
+    # unmarked; cheapest leaves such rows out)
     refused = [w for w in out["warnings"] if f"no {eng.name} setup" in w]  # qa210: the 4th of 7, after notes on priors
     if refused:  # said first, after a memory refusal: what no engine of that name runs
         rest = [w for w in out["warnings"] if w not in refused]

@@ -95,7 +95,7 @@ from roofline.capacity import capacity
 from roofline.engine import arrival_stall_s, step_metrics
 from roofline.errors import MISSING, RooflineError, closest_names, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, shard_note
+from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
@@ -103,13 +103,10 @@ from roofline.serving import (
     DEFAULT_ENGINE,
     IDEAL,
     ServingEngine,
-    engine_layout_note,
-    engine_on_a_cpu,
+    engine_refusals,
     for_engine,
     load_engine,
-    runs_on,
     speculation_engine_notes,
-    stage_split_dense_note,
 )
 from roofline.speculation import (
     DEFAULT_RATES,
@@ -613,8 +610,7 @@ def engine_refusal(engine: ServingEngine, hw: HardwareSpec, model: ModelSpec, de
     attention-DP or pipeline degree (qa388: such rows, a typo of ep 2 for 4 most likely, were fitted in silence)."""
     if engine.name == IDEAL.name:
         return ""
-    notes = [engine_on_a_cpu(engine, hw) if not runs_on(engine, hw) else "", stage_split_dense_note(engine, model, dep),
-             engine_layout_note(engine, model, dep), shard_note(model, dep)]
+    notes = engine_refusals(engine, hw, model, dep)
     if method != "none" and k > 0:  # its refusals only, not a running cap (the row ran what it ran)
         notes += [n for n in speculation_engine_notes(engine, method, 1, dep) if "so no " in n]
     return next((n for n in notes if n), "")

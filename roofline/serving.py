@@ -128,7 +128,7 @@ from roofline.errors import (
     warn,
 )
 from roofline.hardware import check_file_name, spec_where
-from roofline.layout import PP_REMAINDERS
+from roofline.layout import PP_REMAINDERS, shard_note
 from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
 from roofline.units import BYTE_UNITS, format_seconds, is_finite, parse_quantity, parse_seconds_or_zero, spoken_list
 
@@ -664,6 +664,16 @@ def running_cap_speculating(engine: ServingEngine, dp_attention: int = 1) -> int
     if cap is None or dp_attention <= 1:
         return cap
     return dp_attention * max(cap // dp_attention, 1)
+
+
+def engine_refusals(engine: ServingEngine, hw, model, dep) -> list[str]:
+    """What no setup of `engine` runs, speculating or not, each a line: its device (TensorRT-LLM off NVIDIA:
+    engine_on_a_cpu's note), its layout (stage_split_dense_note, engine_layout_note), a shard vLLM and SGLang refuse to
+    load (layout.shard_note; not under ideal, the bound). predict's `engine_refuses`; a measurement row's
+    (measurements.engine_refusal, with the speculative refusals)."""
+    return [w for w in (engine_on_a_cpu(engine, hw) if not runs_on(engine, hw) else "",
+                        stage_split_dense_note(engine, model, dep), engine_layout_note(engine, model, dep),
+                        shard_note(model, dep) if engine.name != IDEAL.name else "") if w]
 
 
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
