@@ -992,14 +992,25 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     k_top = int(df["k"].max())
     ends = peaks[peaks["hardware"].eq(hw) & peaks["model"].eq(model) & peaks["context"].eq(context)
                  & peaks["shared_prefix_tokens"].isin([p0, p1])]  # the two throughputs quoted (qa250: any prefix's)
-    widest = (f" Each throughput is at k = {k_top}, the largest swept, at one end or both: a larger k may give more, "
-              "and move the ratio." if k_top > 0 and not meta.get("tree_nodes") and (ends["k"] == k_top).any() else "")
+    computed = {}  # each end's best at the most that fits, computed now where the swept batches stop short (report:
+    # frontier.fastest_at_largest_fit; qa391: 1.62x read off the batch grid, 1.40x at the batches that fit)
+    for p, tag in ((p0, 0), (p1, 1)):
+        got = (meta.get("shared_prefix_at_largest_fit") or {}).get(int(p))
+        if got and got["computed_now"] and got["tokens_per_s"] > (t0, t1)[tag]:
+            computed[tag] = got
+    if 0 in computed:
+        t0, b_at0 = computed[0]["tokens_per_s"], computed[0]["batch"]
+    if 1 in computed:
+        t1, b_at1 = computed[1]["tokens_per_s"], computed[1]["batch"]
     engine = main_engine(df)
     read_once = prefix_read_once(df, meta)  # qa248's leftover: said of every engine, a copy with false too
     cached = prefix_cached(df, meta)  # held once and not prefilled again, or per sequence (qa349: vLLM V0)
     held = "held once (prefix caching)"
     uncached = cached is False  # neither held once nor read once: no gain to explain (qa350: 'the gain is memory's' at 1.00x)
-    k0, k1 = (int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0]) for p in (p0, p1))
+    k0, k1 = (int(computed[tag]["k"]) if tag in computed else int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0])
+              for p, tag in ((p0, 0), (p1, 1)))
+    widest = (f" Each throughput is at k = {k_top}, the largest swept, at one end or both: a larger k may give more, "
+              "and move the ratio." if k_top > 0 and not meta.get("tree_nodes") and k_top in (k0, k1) else "")
     at_b0 = df[df["shared_prefix_tokens"].eq(p0) & df["batch"].eq(b_at0) & df["k"].eq(k1)]
     k1_fit_alone = bool(at_b0["fits_in_memory"].astype(bool).any())  # the larger k without the prefix shared
     same_batch = (  # qa270: at one batch the gain is a larger k that fits with the prefix stored once, or its read
@@ -1015,7 +1026,10 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + (f"; against {_ctx(p0)} shared, the smallest swept" if p0 else "") + "), "  # (qa350: 8k read as none)
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        + (same_batch if b_at0 == b_at1 else
+        + (f"at batch {b_at0:,} and {b_at1:,}, " + ("each the largest that fits, computed now" if len(computed) == 2 else
+                                                     f"the {'first' if 0 in computed else 'second'} the largest that fits, "
+                                                     "computed now") + ")." if computed else
+           same_batch if b_at0 == b_at1 else
            # qa219: 'at batch 16 and 16, ... follows the batch grid as much as the memory' where the batch did not move
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0, k0)), largest.get((hw, model, context, p1, k1)))
@@ -1029,8 +1043,12 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f" It takes the prefix {held}; whether {engine} reads it once a step is not known here (its "
            "profile is not on the search path)." if read_once is None else
            f" It takes the prefix {held}, each sequence still reading it a step ({engine}'s "
-           "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
-           f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")
+           "prefix_read_once false: no prefix-aware attention kernel by default in the release its profile describes; "
+           f"`roofline engines show {engine}` gives the source), so the gain is memory's, not bandwidth's; `roofline "
+           f"engines new NAME --from {engine} --set prefix_read_once=true` prices one"
+           + (" (vLLM's V1 releases before its PR 36318, March 2026, ran cascade attention by default where a heuristic "
+              "picked it)" if engine.startswith("vllm") and engine != "vllm-v0" else "") + ".")  # (qa391: said of every
+        # release the profile's version range covers)
         + (f" While it speculates {engine} turns that cache off (prefix_cached_speculating false): each speculating "
            "sequence holds and prefills the prefix itself (the batch with its drafter above)."
            if cached and _main_engine_flag(df, meta, "prefix_cached_speculating") is False else "")

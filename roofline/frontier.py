@@ -1048,6 +1048,41 @@ def plain_at_largest_fit(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple 
     return pd.concat([df.assign(computed_now=False), *added], ignore_index=True) if added else df
 
 
+def fastest_at_largest_fit(rows: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> dict | None:
+    """The most tokens/s of `rows` (one config but k and alpha: one device, model, context, engine, layout and shared
+    prefix) with each (k, alpha)'s largest batch that fits priced too where the swept batches stop short of it
+    (max_batch, or plain decoding's baseline_max_batch at k = 0; swept now by _reproduced, as plain_at_largest_fit):
+    {'tokens_per_s', 'batch', 'k', 'computed_now'}; None where no row fits. Throughput grows at most as the batch (a
+    step never shortens with it), so a cap whose c B' / B cannot beat the best found is not swept."""
+    fitting = rows[rows["fits_in_memory"].astype(bool)]
+    if not len(fitting):
+        return None
+    top = fitting.loc[fitting["tokens_per_s"].idxmax()]
+    best = {"tokens_per_s": float(top["tokens_per_s"]), "batch": int(top["batch"]), "k": int(top["k"]), "computed_now": False}
+    gaps = []
+    for _, group in fitting.groupby(["k", "alpha"], dropna=False, sort=False):
+        row = group.loc[group["batch"].idxmax()]
+        largest = int(row["batch"])
+        plain = int(row["k"]) == 0 or str(row["method"]) == "none"
+        cap_value = row["baseline_max_batch"] if plain else row["max_batch"]
+        cap = int(cap_value) if pd.notna(cap_value) else largest
+        alpha = rows["alpha"].isna() if pd.isna(row["alpha"]) else rows["alpha"] == row["alpha"]  # NaN matching NaN
+        swept = rows.loc[(rows["k"] == row["k"]) & alpha, "batch"]
+        if cap > largest and not ((swept > largest) & (swept <= cap)).any():
+            gaps.append((float(row["tokens_per_s"]) * cap / largest, row, largest, cap, plain))
+    for bound, row, largest, cap, plain in sorted(gaps, key=lambda g: -g[0]):
+        if bound <= best["tokens_per_s"]:
+            break  # the rest cannot beat it either
+        try:
+            now = _reproduced(row, "plain" if plain else "speculation", not plain, meta, [largest, cap], extra_dirs, {})
+        except RooflineError:
+            continue  # not reproducible from the table (a profile gone): its swept batches stand
+        at = now[(now["batch"] == cap) & now["fits_in_memory"].astype(bool)] if now is not None else now
+        if at is not None and len(at) and float(at["tokens_per_s"].iloc[0]) > best["tokens_per_s"]:
+            best = {"tokens_per_s": float(at["tokens_per_s"].iloc[0]), "batch": cap, "k": int(row["k"]), "computed_now": True}
+    return best
+
+
 def points_between_for_speeds(df: pd.DataFrame, speeds: dict, meta: dict | None, extra_dirs: tuple = ()) -> pd.DataFrame:
     """`df` with, for each device of `speeds` ({hardware: [tokens/s per user, ...]}) and each speed, refine's cheapest
     point of each kind that reaches it at a batch not swept (plain decoding's, labelled as the table labels its config's

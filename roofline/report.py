@@ -508,6 +508,14 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
         question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
         df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
+        if question == "shared-prefix":  # each end's best at the most that fits, where the batch axis stops short (qa391:
+            # 1.62x at the swept batches 8 and 128, 1.40x at the 12 and 189 that fit)
+            from roofline.findings import shared_prefix_headline
+            from roofline.frontier import fastest_at_largest_fit
+
+            meta = {**meta, "shared_prefix_at_largest_fit": {
+                int(p): fastest_at_largest_fit(g, meta, extra_dirs)
+                for p, g in shared_prefix_headline(df).groupby("shared_prefix_tokens")}}
         if question == "fast-tier-premium":  # the cheapest tier at the most that fits, where the batch axis stops short
             from roofline.frontier import plain_at_largest_fit
 

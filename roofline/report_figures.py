@@ -402,9 +402,9 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _covered_note(mine: pd.Series, theirs: pd.Series) -> str:
-    """'\n(under no sharing's to batch 8)' where series `mine` (by batch) equals `theirs`, drawn over it, at some batches."""
+    """'\n(hidden under no sharing's line to batch 8)' where series `mine` (by batch) equals `theirs`, drawn over it, at some batches."""
     under = [int(b) for b in mine.index.intersection(theirs.index) if np.isclose(mine[b], theirs[b], rtol=1e-9)]
-    return f"\n(under no sharing's to batch {max(under):,})" if under else ""
+    return f"\n(hidden under no sharing's line to batch {max(under):,})" if under else ""  # (qa391: "under no sharing's" read as cryptic)
 
 
 def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:

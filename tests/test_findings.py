@@ -2202,3 +2202,27 @@ def test_the_batch_grid_caveat_reads_each_ends_largest_fit_at_its_own_k(tmp_path
     assert (largest[(0, 3)], largest[(6144, 0)], largest[(6144, 3)]) == (4, 16, 8)  # each end's own k: 4 and 16, not 8
     assert "at batch 4 and 16, the largest swept that fit, so the gain follows the batch grid" in finding(
         "shared-prefix", df, ops, meta).text
+
+
+@pytest.mark.slow
+def test_the_shared_prefix_gain_is_priced_at_each_ends_largest_batch_that_fits():
+    """qa391: '1.62x; at batch 8 and 128, the largest swept that fit' where 12 and 189 fit: predict gives 1,261 and 1,767
+    tokens/s there, 1.40x. The report prices each end at its largest fitting batch (frontier.fastest_at_largest_fit)."""
+    from roofline.api import predict
+    from roofline.findings import shared_prefix_headline
+    from roofline.frontier import fastest_at_largest_fit
+
+    r = run_scenario("shared-prefix", echo=False)
+    df, ops, meta, _ = question_rows("shared-prefix", r.df, r.ops, r.meta)
+    at = {int(p): fastest_at_largest_fit(g, meta) for p, g in shared_prefix_headline(df).groupby("shared_prefix_tokens")}
+    assert [(at[p]["batch"], at[p]["k"], at[p]["computed_now"]) for p in (0, 32768)] == [(12, 5, True), (189, 5, True)]
+    for p in (0, 32768):  # each as predict prices it, and the largest batch that fits there
+        point = predict("h100-sxm", "llama-3.1-8b", batch=at[p]["batch"], context=34816, method="eagle", k=5, alpha=0.8,
+                        shared_prefix=p)
+        assert point["spec"]["tokens_per_s"] == pytest.approx(at[p]["tokens_per_s"], rel=1e-6)
+        assert point["spec"]["max_batch"] == at[p]["batch"]
+    text = finding("shared-prefix", df, ops, {**meta, "shared_prefix_at_largest_fit": at}).text
+    ratio = at[32768]["tokens_per_s"] / at[0]["tokens_per_s"]
+    assert f"({_x(ratio)}; at batch 12 and 189, each the largest that fits, computed now)" in text, text
+    assert "follows the batch grid" not in text
+    assert "follows the batch grid" in finding("shared-prefix", df, ops, meta).text  # without them: the swept batches

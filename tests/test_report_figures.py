@@ -522,8 +522,8 @@ def test_a_shared_prefix_line_under_no_sharings_says_so(plotters, results):
     r = results["shared-prefix"]
     ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
     labels = [line.get_label() for line in ax.lines]
-    assert "32k shared, no speculation\n(under no sharing's to batch 8)" in labels, labels
-    assert "32k shared, speculation (fastest k > 0)\n(under no sharing's to batch 8)" in labels
+    assert "32k shared, no speculation\n(hidden under no sharing's line to batch 8)" in labels, labels
+    assert "32k shared, speculation (fastest k > 0)\n(hidden under no sharing's line to batch 8)" in labels
     assert not any("under" in label for label in labels if label.startswith("no sharing"))
 
 
