@@ -246,7 +246,10 @@ def _choice(df: pd.DataFrame, column: str, where: str, allowed: tuple[str, ...],
         t = text.strip().lower()
         t = (aliases or {}).get(t.replace("-", "_"), t)
         if t not in allowed:
-            raise _cell_error(where, i + 1, column, "one of " + ", ".join(allowed), text)
+            hint = (f" ({t} is the server's name for `{SERVER_METHODS[t]}`, as `measurements convert --method {t}` reads "
+                    "it" + ("; an EAGLE-3 head's reduced vocabulary goes in draft_vocab" if SERVER_METHODS[t] == "eagle"
+                           else "") + ")" if column == "method" and t in SERVER_METHODS else "")  # (qa388: no hint)
+            raise _cell_error(where, i + 1, column, "one of " + ", ".join(allowed) + hint, text)
         out.append(t)
     return out
 

@@ -1389,3 +1389,16 @@ def test_engine_refusal_names_a_shard_the_engines_refuse_and_nothing_under_ideal
     assert refusal.startswith("deepseek-v3 at tp 32: ") and "refuse to load such a shard" in refusal
     assert engine_refusal(load_engine("ideal"), h200, ds, shard, "none", 0) == ""
     assert engine_refusal(load_engine("vllm").for_hardware(h200), h200, ds, lay(ds, tp=8), "none", 0) == ""
+
+
+def test_a_servers_own_method_name_in_a_file_is_refused_with_the_name_it_stands_for(tmp_path):
+    """qa388: a CSV row of `method: eagle3` was refused with no hint, where `convert --method eagle3` takes it."""
+    path = write_rows(tmp_path, [{"method": "eagle3", "k": "3", "acceptance_length": "2.5"}])
+    with pytest.raises(RooflineError, match=r"method: expected one of none, draft, mtp, eagle, medusa, ngram \(eagle3 is the "
+                                            r"server's name for `eagle`, as `measurements convert --method eagle3` reads it; "
+                                            r"an EAGLE-3 head's reduced vocabulary goes in draft_vocab\), found 'eagle3'$"):
+        load_measurements(path)
+    with pytest.raises(RooflineError, match=r"\(deepseek_mtp is the server's name for `mtp`, as .*reads it\), found"):
+        load_measurements(write_rows(tmp_path, [{"method": "deepseek_mtp", "k": "1"}], name="m2.csv"))
+    with pytest.raises(RooflineError, match=r"ngram, found 'medusa2'$"):  # no such name: no hint
+        load_measurements(write_rows(tmp_path, [{"method": "medusa2"}], name="m3.csv"))
