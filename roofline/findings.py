@@ -1027,7 +1027,7 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
         + (f"at batch {b_at0:,} and {b_at1:,}, " + ("each the largest that fits, computed now" if len(computed) == 2 else
-                                                     f"the {'first' if 0 in computed else 'second'} the largest that fits, "
+                                                     f"{b_at0 if 0 in computed else b_at1:,} the largest that fits, "
                                                      "computed now") + ")." if computed else
            same_batch if b_at0 == b_at1 else
            # qa219: 'at batch 16 and 16, ... follows the batch grid as much as the memory' where the batch did not move

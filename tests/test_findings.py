@@ -2226,3 +2226,6 @@ def test_the_shared_prefix_gain_is_priced_at_each_ends_largest_batch_that_fits()
     assert f"({_x(ratio)}; at batch 12 and 189, each the largest that fits, computed now)" in text, text
     assert "follows the batch grid" not in text
     assert "follows the batch grid" in finding("shared-prefix", df, ops, meta).text  # without them: the swept batches
+    one = {0: {**at[0], "computed_now": False}, 32768: at[32768]}  # one end computed now: that end named
+    assert "at batch 8 and 189, 189 the largest that fits, computed now)" in finding(
+        "shared-prefix", df, ops, {**meta, "shared_prefix_at_largest_fit": one}).text
