@@ -44,6 +44,13 @@ class Finding:
     title: str
     text: str
     numbers: dict = field(default_factory=dict)
+    headline: str = ""  # the answer in one short sentence, for the report's contents; "" for the text's first sentence
+
+
+def headline(f: Finding) -> str:
+    """The finding in one sentence, as the report's contents list it: its own headline, else its text's first sentence
+    (up to the first full stop followed by a capital: "2.26× faster. Every ..." -> "2.26× faster.")."""
+    return f.headline or re.split(r"(?<=\.)\s+(?=[A-Z])", f.text, maxsplit=1)[0]
 
 
 # ---------------------------------------------------------------- formatting (edges only)
@@ -315,7 +322,18 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                  + (f" The {engine} engine's width is {compare}: {_width_causes(engine, hws, meta)}, more where the ridge "
                     f"point is lower (derated {dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
-    return Finding("Verification is a mini-prefill", text, numbers)
+    hi = [int(q_max.get((hw, model0, c, batch_hi), 0)) for hw in hws for c in contexts if (hw, model0, c) in fits_hi]
+    at_hi = (f", and {_q_span(hi, q_swept)} at batch {batch_hi} ({_model(meta, model0)})"
+             if batch_hi != batch_lo and hi and min(hi) > 0 else "")
+    short = (f"Under {engine}, one pass verifies {_q_span([lo_min, lo_max], q_swept)} tokens a sequence for at most "
+             f"+{_pct(TOLERANCE - 1)} over a decode step's time at batch {batch_lo}{at_hi}.")
+    return Finding("Verification is a mini-prefill", text, numbers, short)
+
+
+def _q_span(values: list[int], q_swept: int) -> str:
+    """'9 to 22', '64 or more' (the largest q swept: the limit lies beyond), '55 to 64 or more'."""
+    lo, hi = min(values), max(values)
+    return (str(lo) if lo == hi else f"{lo} to {hi}") + (" or more" if hi >= q_swept else "")
 
 
 def _width_causes(engine: str, hws, meta: dict) -> str:
@@ -404,11 +422,13 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}"
         + (f"; {trend}." if trend else ".")
     )
+    short = (f"Speculation computes {_x(row['flops_ratio'])} the FLOPs of plain decoding per generated token, yet takes "
+             f"{_x(row['time_ratio'])} the time, {_x(row['speedup'])} faster ({_alpha_short(a_main, meta)}, k = {int(row['k'])}, batch {int(row['batch']):,}).")
     return Finding("More compute, less time", text, {
         "alpha": a_main, "best_k": int(row["k"]), "flops_ratio": float(row["flops_ratio"]),
         "bytes_ratio": float(row["bytes_ratio"]), "time_ratio": float(row["time_ratio"]),
         "wasted_flops_fraction": float(row["wasted_flops_fraction"]), "every_point_more_flops": more_flops_all,
-    })
+    }, short)
 
 
 def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -578,7 +598,34 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')
     title = ("Free until memory runs out (compute-bound beyond it)" if len(cells) and not nowhere
              and cells["memory_limited"].astype(bool).all() else "Free until compute-bound")
-    return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+    lead = f"With {label} at {_alpha_short(a0, meta)}, under {under}, speculation pays"
+    short = (f"{lead} at no batch that fits." if nowhere else
+             f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}.")
+    return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method}, short)
+
+
+def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> str:
+    """Where speculation stops paying over the GPUs of `cells` (break_even_table's rows of one method, alpha and
+    context), short: 'up to batch 131-270 on 5 of the 6 GPUs; on 1 more to the largest batch that fits'; `ordered`:
+    the batches inside the sweep follow the GPUs' ridge points (a positive rank correlation), said after them."""
+    none_swept = cells["largest_fitting_batch"].isna()
+    never = cells["break_even_batch"] == 0
+    inside = cells[~cells["censored"] & ~none_swept & ~never]["break_even_batch"]
+    capped = int((cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))).sum())
+    n, unrefined = len(cells), ("at least " if meta.get("break_even_refined") is False else "")
+    on_all = "on every GPU" if n > 1 else "on the GPU"
+    parts = []
+    if len(inside):
+        lo, hi = int(inside.min()), int(inside.max())
+        parts.append(f"up to {unrefined}batch {lo:,}" + (f"-{hi:,}" if hi > lo else "")
+                     + (f" on {len(inside)} of the {n} GPUs" if len(inside) < n else f" {on_all}")
+                     + (", the larger the higher the GPU's derated ridge point" if ordered else ""))
+    if capped:
+        parts.append(f"on {capped} more to the largest batch that fits" if parts else
+                     f"to the largest batch that fits {on_all if capped == n else f'on {capped} of the {n} GPUs'}")
+    if int(never.sum()):
+        parts.append(f"on {int(never.sum())} at no batch that fits")
+    return "; ".join(parts)
 
 
 def _copied_from(meta: dict) -> str:
@@ -732,12 +779,22 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            "checks\"), so read its gain at large batches as optimistic."
            if len(spec) and set(spec["method"]) == {"eagle"} and (spec["speedup"] >= 1.01).any() else "")  # qa135, qa137
     )
+    edge = int(b_best["batch"]) == int(base["batch"].max()) < int(df["batch"].max())  # as peak() says it
+    best = (f"plain batching's best throughput ({'at least ' if edge else ''}{_n(b_best['baseline_tokens_per_s'])} tokens/s, "
+            f"batch {int(b_best['batch']):,})")
+    short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation reaches {best} at batch {int(m['batch']):,}, with "
+             f"{_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the speed per user"
+             + (" (an upper estimate)" if optimistic(m["batch"], m["engine"] if "engine" in m.index else "ideal") else "") + "."
+             if m is not None else
+             f"On {devices} {_hw(meta, b_best['hardware'])}, speculation stays below {best}"
+             + (f", but serves one user up to {_n(fastest_spec)} tokens/s against {_n(fastest_base)}"
+                if fastest_spec > fastest_base and _n(fastest_spec) != _n(fastest_base) else "") + ".")
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
         "speculation_best_tokens_per_s": float(s_best["tokens_per_s"]), "speculation_best_batch": int(s_best["batch"]),
         "fastest_user_batching": fastest_base, "fastest_user_speculation": fastest_spec,
         "batching_wins_from": wins_from,
-    })
+    }, short)
 
 
 def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -832,7 +889,11 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + _other_caps(df, plain_caps, caps, hw0, c_hi, models, meta)
         + _not_as_released(df, models, meta)
     )
-    return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
+    short = (f"At {_ctx(c_hi)} context on {where}, the KV cache caps the batch at "
+             f"{_list([f'{int(plain_caps.get((hw0, m, c_hi), 0)):,} for {_model(meta, m)}' for m in models])}"
+             " (without speculation).")
+    return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split},
+                   short)
 
 
 def _not_as_released(df: pd.DataFrame, models: list, meta: dict) -> str:
@@ -1055,7 +1116,15 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + _prefix_prefill_text(df, hw, model, context, p0, p1, cached, engine, meta.get("prompt"))
         + widest
     )
-    return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
+    grows = (f"grows the batch that fits {_x(c1 / max(c0, 1))} ({c0:,} to {c1:,})" if c1 > c0 else
+             f"leaves the batch that fits at {c0:,}" if c1 == c0 else f"shrinks the batch that fits from {c0:,} to {c1:,}")
+    short = (f"Sharing {_ctx(p1)} of each {_ctx(context)}-token context" + (f" (against {_ctx(p0)})" if p0 else "")
+             + f" {grows} and " + (f"raises the best throughput {_x(t1 / t0)}" if t1 > t0 * 1.001 else
+                                   "leaves the best throughput as it is" if t1 >= t0 / 1.001 else
+                                   f"lowers the best throughput to {_x(t1 / t0)}")
+             + f" ({_model(meta, model)}, {_hw(meta, hw)}).")
+    return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best},
+                   short)
 
 
 def _prefix_prefill_text(df: pd.DataFrame, hw: str, model: str, context: int, p0: int, p1: int, cached: bool | None,
@@ -1616,7 +1685,16 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         text += (f" These are steady decoding's prices: the scenario's request ({int(meta['prompt']):,}-token prompts, "
                  f"{int(meta['output_len']):,} output tokens) adds its prefills in the table's serving columns, by which "
                  "`roofline cheapest DIR --serving --min-tokens-per-user S` ranks.")
-    return Finding("Fast tiers", text, {"tiers": tiers})
+    plain1, spec1, k1 = t[f"premium_{m1:g}x_plain"], t[f"premium_{m1:g}x_speculation"], t[f"k_{m1:g}x_speculation"]
+    drafts = bool(t["drafter_fits"]) and np.isfinite(spec1) and k1 == k1 and k1 > 0  # the 2× tier's price is a drafting point
+    lower = drafts and optimistic(t[f"batch_{m1:g}x_speculation"], t[f"engine_{m1:g}x_speculation"])
+    short = (f"On {_hw(meta, h0)}, a tier {m1:g}× as fast as the cheapest "
+             + (f"costs {_x(plain1)} the cheapest's price without speculation" if np.isfinite(plain1) else
+                f"is {unreached(m1, 'plain', 'without speculation')}")
+             + f" and {_x(spec1)} {with_what} (batch {int(t[f'batch_{m1:g}x_speculation']):,}"
+             + f"{', a lower estimate' if lower else ''})."
+             if drafts else "")
+    return Finding("Fast tiers", text, {"tiers": tiers}, short)
 
 
 def prefill_point(df: pd.DataFrame) -> pd.Series | None:
@@ -1653,10 +1731,14 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
            f"decoding does not gain: at best {_x(spec['speedup'])} plain decoding's speed (k = {int(spec['k'])}, {alpha}), so a "
            f"{ANSWER_TOKENS}-token answer takes {_n(answer_spec)} s against {_n(answer_plain)} s without speculation.")
     )
+    short = (f"{_article(ctx).capitalize()} {ctx}-token prompt's prefill takes {_n(plain['ttft_s'])} s with or without "
+             "speculation: " + (f"decoding {_x(spec['speedup'])} faster brings a {ANSWER_TOKENS}-token answer "
+                                f"{_x(answer_plain / answer_spec)} sooner." if pays(spec["speedup"]) else
+                                f"decoding does not gain ({_x(spec['speedup'])} at best)."))
     return Finding("Prefill is not sped up", text, {
         "ttft_s": float(plain["ttft_s"]), "draft_ttft_s": float(spec["draft_ttft_s"]), "decode_speedup": float(spec["speedup"]),
         "answer_speedup": float(answer_plain / answer_spec),
-    })
+    }, short)
 
 
 CONFIG_COLUMNS = ("engine", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype", "kv_dtype",
@@ -2298,7 +2380,7 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
     if _fits(df).empty and not plain_fits(df).any():  # nothing to read, plain decoding included, whatever the axes
         # (qa125: said as the axes' fault, with numpy's words; qa126: not where plain decoding fits and k = 0 is unswept)
         f = generic(df, ops, meta)
-        return Finding(f.title, f.text, {**f.numbers, "fallback": "nothing of this sweep fits in device memory"})
+        return replace(f, numbers={**f.numbers, "fallback": "nothing of this sweep fits in device memory"})
     try:
         if problem:
             raise Unanswerable(problem)

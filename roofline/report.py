@@ -207,6 +207,7 @@ class Section:
     command: str
     description: str
     warnings: tuple[str, ...] = ()
+    headline: str = ""  # the finding in one sentence (findings.headline), beside its title in the contents
 
 
 def _command(result: ScenarioResult, extra_dirs: tuple = (), out: str | None = None, force: bool = False) -> str:
@@ -329,10 +330,11 @@ def _markdown(sections: list[Section], seconds: float, assumptions: list[str] | 
         "",
         READING,
         "",
+        *(["**In short** (each section's answer, at its own scenario's points)", "",
+           *(f"{i}. [{s.title}](#{i}-{_slug(s.title)}): {s.headline}" for i, s in enumerate(sections, 1)), ""]
+          if len(sections) > 1 else []),
         *(["**Assumptions**", "", *(f"- {line}" for line in assumptions), ""] if assumptions else []),
         "**Terms** (the roofline README's Glossary has each in full)", "", *(f"- {line}" for line in TERMS), "",
-        *(["**Contents**", "", *(f"{i}. [{s.title}](#{i}-{_slug(s.title)})" for i, s in enumerate(sections, 1)), ""]
-          if len(sections) > 1 else []),
     ]
     for i, s in enumerate(sections, 1):
         lines += [f"## {i}. {s.title}", "", s.text, ""]
@@ -370,14 +372,15 @@ def _html(sections: list[Section], images: dict, seconds: float, assumptions: li
            "scenario's results table (in <code>tables/</code>), so it changes when the model, a profile or a scenario does. "
            f"{len(sections)} scenario{'s' if len(sections) != 1 else ''}, computed and drawn in {seconds:.1f} s.</p>",
            f"<p>{_inline(READING)}</p>"]
+    if len(sections) > 1:  # a figure is wider than a phone: it scrolls sideways (div.figure) at a readable size
+        out.append("<nav><p><strong>In short</strong> (each section's answer, at its own scenario's points)</p><ol>" + "".join(
+            f'<li><a href="#{html.escape(s.name)}">{html.escape(s.title)}</a>: {_inline(s.headline)}</li>' for s in sections)
+                   + "</ol></nav>")
     if assumptions:
         out.append('<p class="assumptions"><strong>Assumptions</strong></p><ul class="assumptions">'
                    + "".join(f"<li>{_inline(line)}</li>" for line in assumptions) + "</ul>")
     out.append('<p class="assumptions"><strong>Terms</strong> (the roofline README\'s Glossary has each in full)</p>'
                '<ul class="assumptions">' + "".join(f"<li>{_inline(line)}</li>" for line in TERMS) + "</ul>")
-    if len(sections) > 1:  # a figure is wider than a phone: it scrolls sideways (div.figure) at a readable size
-        out.append("<nav><p><strong>Contents</strong></p><ol>" + "".join(
-            f'<li><a href="#{html.escape(s.name)}">{html.escape(s.title)}</a></li>' for s in sections) + "</ol></nav>")
     for i, s in enumerate(sections, 1):
         out.append(f'<section id="{html.escape(s.name)}"><h2>{i}. {html.escape(s.title)}</h2>')
         out.append(f'<p class="finding">{_inline(s.text)}</p>')
@@ -548,6 +551,7 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
 def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float,
                   out_dir: Path = Path("out/report")) -> list[Path]:
     """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
+    from roofline.findings import headline
     from roofline.outputs import write_csv
     from roofline.scenario import scenario_file
 
@@ -581,7 +585,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         alone = len(results) == 1  # the report's own folder, replaced (qa232: refused as printed), or one beside it
         out = str(out_dir) if alone else f"{str(out_dir).rstrip('/')}-{r.name}"
         sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs, out, force=alone), described,
-                                r.warnings))
+                                r.warnings, headline(f)))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
     assumptions = _assumptions(results)

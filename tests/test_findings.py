@@ -2229,3 +2229,46 @@ def test_the_shared_prefix_gain_is_priced_at_each_ends_largest_batch_that_fits()
     one = {0: {**at[0], "computed_now": False}, 32768: at[32768]}  # one end computed now: that end named
     assert "at batch 8 and 189, 189 the largest that fits, computed now)" in finding(
         "shared-prefix", df, ops, {**meta, "shared_prefix_at_largest_fit": one}).text
+
+
+def _numbers_in(text: str) -> set[str]:
+    """The figures a sentence quotes ('9,156', '0.443', '16.5', '32k'), counts of GPUs ('5 of the 6') aside."""
+    text = re.sub(r"\b\d+ of the \d+\b", "", text)
+    return set(re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?k?", text)) - {"1"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation",
+                                  "kv-caps-batch", "shared-prefix", "draft-offload", "fast-tier-premium",
+                                  "prefill-not-sped-up"])
+def test_each_question_s_headline_is_one_short_sentence_quoting_its_finding_s_own_numbers(name):
+    """qa391: the report opened with no summary, each answer inside a long finding; its contents now give each
+    section's answer in one sentence, which must quote what the finding says, not a figure of its own."""
+    from roofline.findings import headline
+
+    _, f = _run(name)
+    short = headline(f)
+    assert short and short != f.text and len(short) <= 260, short
+    assert short.endswith(".") and short[0].isupper() and ". " not in short.rstrip("."), short
+    missing = _numbers_in(short) - _numbers_in(f.text)
+    assert not missing, (missing, short)
+
+
+def test_a_finding_without_a_headline_is_summed_up_by_its_first_sentence():
+    from roofline.findings import Finding, headline
+
+    f = Finding("t", "Speculation gains up to 2.26× (batch 1, α = 0.8). Every point fits. More.")
+    assert headline(f) == "Speculation gains up to 2.26× (batch 1, α = 0.8)."
+    assert headline(Finding("t", "x", {}, "Its own.")) == "Its own."
+
+
+def test_the_break_even_headline_counts_the_gpus_inside_the_sweep_capped_by_memory_and_never_paying():
+    from roofline.findings import _break_even_span
+
+    cells = pd.DataFrame({"break_even_batch": [270, 131, 148, 0], "censored": [False, False, True, False],
+                          "largest_fitting_batch": [512.0, 512.0, 128.0, 64.0]}, index=["a", "b", "c", "d"])
+    assert _break_even_span(cells, {}, ordered=True) == ("up to batch 131-270 on 2 of the 4 GPUs, the larger the higher the "
+                                                         "GPU's derated ridge point; on 1 more to the largest batch that "
+                                                         "fits; on 1 at no batch that fits")
+    assert _break_even_span(cells.iloc[:1], {"break_even_refined": False}) == "up to at least batch 270 on the GPU"
+    assert _break_even_span(cells.iloc[[2, 2]], {}) == "to the largest batch that fits on every GPU"

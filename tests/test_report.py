@@ -610,3 +610,19 @@ def test_the_opening_says_an_eagle_head_is_priced_at_the_full_vocabulary_where_a
     assert said({"method": "eagle"}) and said({"method": ["none", "eagle"]}) and said({"method_by_model": {"m": "eagle"}})
     assert said({"method": "draft"}, {"method": "eagle"})  # any section's
     assert not said({"method": "eagle", "draft_vocab": 32000}) and not said({"method": "mtp"}) and not said({})
+
+
+def test_the_opening_gives_each_section_s_answer_in_one_sentence_linked_to_it():
+    """qa391: a manager found no summary up front; the contents list each section's headline beside its link, before
+    the assumptions, in the Markdown and the HTML alike."""
+    from roofline.report import Section, _html, _markdown
+
+    sections = [Section("a", "Free until compute-bound", "Long text.", None, "c", "d", (), "Pays up to batch `64`."),
+                Section("b", "Shared prefix", "Other.", None, "c", "d", (), "Grows 16.5×.")]
+    md = _markdown(sections, 1.0, ["An assumption."])
+    assert "1. [Free until compute-bound](#1-free-until-compute-bound): Pays up to batch `64`." in md
+    assert "2. [Shared prefix](#2-shared-prefix): Grows 16.5×." in md
+    assert md.index("**In short**") < md.index("**Assumptions**") < md.index("## 1.")
+    page = _html(sections, {}, 1.0, ["An assumption."])
+    assert '<a href="#a">Free until compute-bound</a>: Pays up to batch <code>64</code>.' in page
+    assert page.index("In short") < page.index("An assumption.")
