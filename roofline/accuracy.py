@@ -11,7 +11,8 @@ or every row with `--engine`) and with `ideal`, the pure roofline bound. Per row
 and per group of rows: the median absolute error, its 90th percentile and the share of rows within 15%,
 overall, per source and per regime (batch 1 / 2-64 / above 64; dense / MoE; with / without speculation;
 16-bit weights / weights computing in fp8, int8 or fp4 / weight-only quantised weights, dequantised in the GEMM
-on the row's GPU, `engine.weight_only`).
+on the row's GPU, `engine.weight_only`; each hardware family, as fitted.hardware_families names it: AMD Instinct,
+NVIDIA Ampere, Blackwell, Ada, Hopper or other).
 The issue's targets are checked on the held-out rows: at least 80% within 15%, median at most 10%, and the
 batch-1 speed of MoE models within 25%. Rows the model cannot predict (a draft model without a measured
 acceptance) are counted and named, never dropped silently.
@@ -37,7 +38,7 @@ from roofline.measurements import (
     row_fingerprints,
 )
 from roofline.model import load_model
-from roofline.serving import DEFAULT_ENGINE
+from roofline.serving import DEFAULT_ENGINE, family_label
 
 WITHIN = 0.15
 MOE_BATCH1_WITHIN = 0.25
@@ -110,6 +111,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
         moe=pred["model"].map(moe),
         speculative=pred["method"] != "none",
         precision=precision(pred["hardware"].astype(str), pred["weight_dtype"].astype(str), profiles),
+        family=pred["hardware"].astype(str).str.lower().map(family_label),  # as fitted.hardware_families names it
         in_sample=in_sample,  # a row its engine was fitted on: its error is not a test (qa334: said on stderr only)
         memory_capped=memory_capped(pred, pred["running_batch"].to_numpy()),  # run at fewer sequences than it asked
     )
@@ -185,6 +187,8 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     regimes["with speculation"] = both(df[df["speculative"]])
     for name in PRECISIONS:
         regimes[name] = both(df[df["precision"] == name])
+    for name in sorted(set(df["family"])) if "family" in df else ():  # qa395: the AMD rows' bias, unseen in the pool
+        regimes[name] = both(df[df["family"] == name])
     moe1 = df[df["moe"] & (df["batch"] == 1) & df["quantity"].isin(["tokens_per_s_per_user", "tokens_per_s", "step_time_s"])]
     moe1_err = np.abs(moe1["error"].to_numpy())
     moe1_err = moe1_err[np.isfinite(moe1_err)]
@@ -364,7 +368,7 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
     columns = ["row", "source_id", "engine", "engine_used", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
                "weight_dtype", "kv_dtype", "batch", "concurrency", "input_len", "output_len", "method", "k", "acceptance_length",
                "graphs", "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
-               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision",
+               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "family",
                "in_sample", "memory_capped", "skipped"]
     with staged_dir(Path(out), force, "accuracy") as tmp:
         written = df[columns].assign(graphs=df["graphs"].map({True: "true", False: "false"}))  # as the measurements spell it

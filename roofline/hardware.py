@@ -286,6 +286,9 @@ class HardwareSpec:
             "attention_stream_bytes_per_s": self.attention_stream_bytes_per_s,
             "elementwise_memory_bytes_per_s": self.elementwise_memory_bytes_per_s,
             "ridge_point_flops_per_byte": {d: flops / self.mem_bw_bytes_per_s for d, flops in self.peak_flops_per_s.items()},
+            # what predictions use, as `hw show` prints it beside the peak ridge (qa389: in the text only)
+            "derated_ridge_point_flops_per_byte": {d: self.ridge_point_flops_per_byte(d, derated=True)
+                                                   for d in self.peak_flops_per_s},
             "measured": self.measured,
             "source": self.source,
             "notes": self.notes,

@@ -684,9 +684,11 @@ def speculative_metrics(
 
     if method == "medusa":  # k heads' GEMMs and logits in ONE pass: its fixed device overhead and launch once
         fixed_s = dhw.step_overhead_s
-        draft_time_s = np.where(k > 0, k * (draft_step["step_time_s"] - fixed_s) + fixed_s + per_draft_step_s(b), 0.0)
+        bookkeeping_s = np.where(k > 0, per_draft_step_s(b), 0.0)
+        draft_time_s = np.where(k > 0, k * (draft_step["step_time_s"] - fixed_s) + fixed_s, 0.0) + bookkeeping_s
     else:
-        draft_time_s = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
+        bookkeeping_s = k * (per_draft_step_s(b) if drafter is not None else 0.0)
+        draft_time_s = k * draft_step["step_time_s"] + bookkeeping_s
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
     verify_time_s = verify["step_time_s"]
@@ -744,6 +746,7 @@ def speculative_metrics(
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
         "draft_time_s": draft_time_s,
+        "draft_bookkeeping_time_s": bookkeeping_s,  # of draft_time_s, the engine's per draft step (spec_per_draft_step...)
         "verify_time_s": verify_time_s,
         "draft_busy_time_s": draft_busy_s,
         "verify_busy_time_s": verify_busy_s,
@@ -959,7 +962,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
             "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "drafter_usable_memory_bytes",
-            "draft_busy_time_s", "verify_busy_time_s")
+            "draft_busy_time_s", "verify_busy_time_s", "draft_bookkeeping_time_s")
     out = {key: float(point[key]) for key in keys}
     rates, rates_source = (None, None)
     if alpha is None and acceptance is None and tree_nodes is None and method != "none":

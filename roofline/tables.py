@@ -371,8 +371,12 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
     launched = " (its eager passes launch-bound)" if spec.get("draft_launch_bound") else ""  # qa326: unsaid
     if spec["draft_time_s"] > 0 and spec["method"] != "medusa" and step_s:  # Medusa's k heads run in one pass
         one = spec["draft_time_s"] / spec["k"]
-        launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}, c = {one / step_s:.3g} of "
-                     "a decode step)")  # (qa378: '1 passes')
+        kept = spec.get("draft_bookkeeping_time_s", 0.0) / spec["k"]  # the engine's bookkeeping a draft step, within `one`
+        launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}"  # (qa378: '1 passes')
+                     + (f", {format_seconds(kept)} of each the engine's bookkeeping" if kept > 0 else "")
+                     + f", c = {one / step_s:.3g} of a decode step"
+                     + (f", {(one - kept) / step_s:.3g} for the drafter's pass alone" if kept > 0 else "") + ")")
+        # (qa396: c of the pass and the engine's spec_per_draft_step read as the drafter's pass alone)
     if spec["draft_busy_time_s"] == 0:  # n-gram lookup: no device pass to time (qa374: 'draft 0 s' beside ms)
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
                 "context, no pass of a drafter)")

@@ -356,6 +356,10 @@ def test_nvfp4_weights_take_the_fp4_peak_only_where_the_fp4_units_take_nvfp4():
         check_hardware_spec(dataclasses.replace(mi355x, fp4_formats=("MXFP4",)))
     nv_only = dataclasses.replace(b200, fp4_formats=("nvfp4",))  # its fp4 row's ridge is the fp4 peak's, not bf16's
     assert nv_only.to_json()["ridge_point_flops_per_byte"]["fp4"] == b200.peak_flops_per_s["fp4"] / b200.mem_bw_bytes_per_s
+    # qa389: the derated ridges predictions use, as `hw show` prints them, in its JSON too
+    derated = load_hardware("h100-sxm").to_json()["derated_ridge_point_flops_per_byte"]
+    assert derated["bf16"] == pytest.approx(989.4e12 * 0.80 / (3.35e12 * 0.85), rel=1e-12)
+    assert derated["fp8"] == load_hardware("h100-sxm").ridge_point_flops_per_byte("fp8", derated=True)
 
 
 def test_a_fixed_overhead_far_beyond_any_devices_is_said_as_a_unit_slip():

@@ -1047,6 +1047,9 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     assert misses(roofline.predict("mi300x", "deepseek-v3", 100, 600, tp=8, engine="sglang"))  # the V3 page's batch 100,
     #   60% (qa308: a batch bound of 16 silenced it); the note says aiter's batch-32 row too (qa306)
     assert not misses(roofline.predict("h200", "deepseek-v3", 1, 4096, tp=8, engine="sglang"))  # another device
+    assert misses(roofline.predict("mi325x", "deepseek-v3", 1, 4096, tp=8, engine="sglang"))  # qa395: MI300X's chip and
+    assert not misses(roofline.predict("mi355x", "deepseek-v3", 1, 4096, tp=8, engine="sglang"))  # kernels; CDNA4 not
+    assert "so no gain where about 1.9x is predicted" in misses(amd)[0]  # qa395: the MTP row's measured gain, said
     assert not misses(roofline.predict("mi300x", "llama-3.1-70b", 1, 4096, tp=8, engine="sglang"))  # another class
     copy = dataclasses.replace(roofline.load_hardware("mi300x"), name="my-mi")  # its family mi300x: said (qa306)
     assert misses(roofline.predict(copy, "deepseek-v3", 1, 4096, tp=8, engine="sglang"))

@@ -969,3 +969,17 @@ def test_a_drafter_without_a_kv_cache_on_its_own_device_caps_no_batch():
     from roofline.tables import _caps_text  # at k 0 nothing is drafted: no drafter's cap said (qa376's surviving mutant)
 
     assert _caps_text({**p["spec"], "k": 0}) == "" and "which keeps no KV cache" in _caps_text(p["spec"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha, k, ops, speed", LEVIATHAN_TABLE_1)
+def test_leviathan_table_1_comes_out_of_the_whole_prediction_with_a_drafter_that_costs_nothing(alpha, k, ops, speed):
+    """qa396: Table 1 was checked through the closed forms only. End to end (n-gram lookup: c = 0; the bare roofline;
+    batch 1, where the verify pass of k + 1 tokens costs about one decode step, a little more, never less) the
+    speedup is Table 1's or a little below, and the FLOPs per token over plain decoding's its ops factor."""
+    import roofline
+
+    spec = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="ngram", k=k, alpha=alpha, engine="ideal")["spec"]
+    base = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")
+    assert speed * 0.99 <= spec["speedup"] <= speed + 0.005, spec["speedup"]
+    assert spec["flops_per_token"] / base["flops"] == pytest.approx(ops, rel=0.015)

@@ -642,8 +642,15 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     line = re.search(r"iteration +(.*)", predict_table(vllm)).group(1)
     spec = vllm["spec"]
     one = spec["draft_time_s"] / 4  # a pass, and c over the plain step (qa374: a researcher divided by k)
+    kept = spec["draft_bookkeeping_time_s"] / 4  # qa396: the engine's bookkeeping a draft step, said within the pass
+    from roofline.serving import load_engine
+
+    l40s = load_engine("vllm").for_other_hardware(roofline.load_hardware("l40s"))
+    assert kept == pytest.approx(l40s.spec_per_draft_step_s + 8 * l40s.spec_per_draft_step_per_sequence_s, rel=1e-12)
     assert line == (f"{format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_busy_time_s'])} "
-                    f"(4 passes of {format_seconds(one)}, c = {one / vllm['step_time_s']:.3g} of a decode step) + "
+                    f"(4 passes of {format_seconds(one)}, {format_seconds(kept)} of each the engine's bookkeeping, "
+                    f"c = {one / vllm['step_time_s']:.3g} of a decode step, {(one - kept) / vllm['step_time_s']:.3g} for "
+                    "the drafter's pass alone) + "
                     f"verify {format_seconds(spec['verify_busy_time_s'])} + link {format_seconds(spec['transfer_time_s'])} + "
                     f"bookkeeping {format_seconds(spec['overhead_time_s'])}")
     assert spec["transfer_time_s"] > 0 and spec["overhead_time_s"] > 0
@@ -652,9 +659,10 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
     one = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=1)  # qa378: '1 passes of'
-    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, c = ", predict_table(one)), predict_table(one)
+    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, [0-9.]+ [um]?s of each the engine's bookkeeping, c = ",
+                     predict_table(one)), predict_table(one)
     two = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=2)
-    assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, c = ", predict_table(two)), predict_table(two)
+    assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, [0-9.]+ [um]?s of each", predict_table(two)), predict_table(two)
     low = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.05, k=1)  # qa378: 'none', no why
     assert low["spec"]["break_even_batch"] is None and low["spec"]["speedup"] < 1
     assert "    break-even batch   none at k 1: speculation pays at no batch that fits\n" in predict_table(low)

@@ -32,6 +32,8 @@ def test_a_bare_number_is_not_a_quantity():
 def test_formatting_picks_a_readable_prefix():
     assert format_si(3.35e12, "B/s") == "3.35 TB/s"
     assert format_seconds(0.0123) == "12.3 ms"
+    # qa395: an embedding's 9e-10 s printed in Python's exponent beside '3.86 ns'
+    assert format_seconds(9e-10) == "0.9 ns" and format_seconds(3.86e-9) == "3.86 ns" and format_seconds(0.0) == "0 s"
 
 
 @pytest.mark.parametrize("text, kind, expected", [
