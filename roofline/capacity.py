@@ -85,30 +85,30 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     f = None if engine is None else engine.memory_fraction_for(dep.devices)
     if f is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
-    reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
+    reserve_bytes = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     memory = format_si(hw.engine_mem_bytes, "B")
     if hw.engine_mem_bytes != hw.mem_bytes:  # a system-on-chip: the share of unified memory its GPU may wire
         memory += f" (the GPU's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')} unified memory)"
-    held = held_before_share_bytes(engine, dep)
-    if held:  # the memory less C: what the engine measures its share of
+    held_bytes = held_before_share_bytes(engine, dep)
+    if held_bytes:  # the memory less C: what the engine measures its share of
         parts = [what for what, b in (("GPU context", engine.memory_before_share_bytes),
                                       ("communicators", engine.memory_before_share_parallel_bytes if dep.devices_per_stage > 1 else 0.0)) if b]
-        what = f"the {format_si(held, 'B')} held by its {' and '.join(parts)} before it measures the free memory"
-        base = share_base_bytes(hw, engine, dep)
-        if base <= 0:  # (qa369: '0.835 of -988 GB')
+        what = f"the {format_si(held_bytes, 'B')} held by its {' and '.join(parts)} before it measures the free memory"
+        base_bytes = share_base_bytes(hw, engine, dep)
+        if base_bytes <= 0:  # (qa369: '0.835 of -988 GB')
             return f"no memory left: {memory} less {what}"
-        memory = f"{format_si(base, 'B')} ({memory} less {what})"
+        memory = f"{format_si(base_bytes, 'B')} ({memory} less {what})"
     if engine.memory_fraction_of == "free":
-        if free_bytes(hw, engine, dep, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
-            return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
-        less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
+        if free_bytes(hw, engine, dep, weight_bytes(model, dep), reserve_bytes) <= 0:  # usable_bytes_for's case of no free memory
+            return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve_bytes, 'B')} reserve"
+        less = f" and a {format_si(reserve_bytes, 'B')} reserve" if reserve_bytes > 0 else ""
         return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
     at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
-    if held and reserve > 0:  # (f - R / M) of M - C: the share such an engine logs (qa369: SGLang's 0.824 at tp 8 said
+    if held_bytes and reserve_bytes > 0:  # (f - R / M) of M - C: the share such an engine logs (qa369: SGLang's 0.824 at tp 8 said
         # nowhere, 0.835 less 912 MB instead)
-        return (f"{engine.name}'s {f - reserve / hw.engine_mem_bytes:.3f}{at}, the share it logs (its {f:g} less the layout's "
-                f"reserve, {format_si(reserve, 'B')} / {format_si(hw.engine_mem_bytes, 'B')}), of {memory}")
-    less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
+        return (f"{engine.name}'s {f - reserve_bytes / hw.engine_mem_bytes:.3f}{at}, the share it logs (its {f:g} less the layout's "
+                f"reserve, {format_si(reserve_bytes, 'B')} / {format_si(hw.engine_mem_bytes, 'B')}), of {memory}")
+    less = f" less {format_si(reserve_bytes, 'B')} reserved" if reserve_bytes > 0 else ""
     return f"{engine.name}'s {f:g}{at} of {memory}{less}"
 
 
@@ -134,21 +134,21 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     f = None if engine is None else engine.memory_fraction_for(dep.devices)
     if f is None:
         return hw.usable_mem_bytes
-    reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
-    base = share_base_bytes(hw, engine, dep)
+    reserve_bytes = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
+    base_bytes = share_base_bytes(hw, engine, dep)
     if engine.memory_fraction_of == "free":
-        free = free_bytes(hw, engine, dep, weights_bytes, reserve)  # none: M - C - R, which W exceeds
-        return np.maximum(np.minimum(weights_bytes, base - reserve), 0.0) + f * np.maximum(free, 0.0)
-    memory = hw.engine_mem_bytes
-    return max((f * memory - reserve) * base / memory, 0.0)  # a reserve past the share leaves nothing, not less
+        left_bytes = free_bytes(hw, engine, dep, weights_bytes, reserve_bytes)  # none: M - C - R, which W exceeds
+        return np.maximum(np.minimum(weights_bytes, base_bytes - reserve_bytes), 0.0) + f * np.maximum(left_bytes, 0.0)
+    memory_bytes = hw.engine_mem_bytes
+    return max((f * memory_bytes - reserve_bytes) * base_bytes / memory_bytes, 0.0)  # a reserve past the share leaves nothing, not less
 
 
 def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
     """(shared, per_sequence): the KV bytes a device holds once (a prefix every sequence shares) and per sequence of
     its attention group, read off kv_cache_bytes at B_a = 1 and B_a = 2 (memory is linear in B_a)."""
-    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)        # B_a = 1
-    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)    # B_a = 2
-    return one - (two - one), two - one
+    one_bytes = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)        # B_a = 1
+    two_bytes = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)    # B_a = 2
+    return one_bytes - (two_bytes - one_bytes), two_bytes - one_bytes
 
 
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,

@@ -277,29 +277,29 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment, model: ModelSpec) -> str
             f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency{experts}")
 
 
-def bytes_set_time_s(t_compute, t_memory, t_op, overlap_exponent: float | None = None):
+def bytes_set_time_s(t_compute_s, t_memory_s, t_op_s, overlap_exponent: float | None = None):
     """The part of an operator's time t_op = (t_c^p + t_m^p)^(1/p) (op_time_s) its bytes set: t_m x dt_op/dt_m =
     t_m (t_m / t_op)^(p - 1), all of t_m where compute and memory add (p = 1), t_m where memory bounds the max form
     and 0 where compute does (p None); halving t_m (twice the bandwidth) saves about half of it, exactly at p = 1
     (qa339: sglang's and trtllm's compute-bound operators' bytes are halved too)."""
-    t_memory = np.asarray(t_memory, dtype=np.float64)
+    t_memory_s = np.asarray(t_memory_s, dtype=np.float64)
     if overlap_exponent is None:
-        return np.where(t_memory >= np.asarray(t_compute, dtype=np.float64), t_memory, 0.0)
-    t_op = np.asarray(t_op, dtype=np.float64)
-    share = np.where(t_op > 0, t_memory / np.where(t_op > 0, t_op, 1.0), 0.0)
-    return t_memory * np.minimum(share, 1.0) ** (float(overlap_exponent) - 1.0)
+        return np.where(t_memory_s >= np.asarray(t_compute_s, dtype=np.float64), t_memory_s, 0.0)
+    t_op_s = np.asarray(t_op_s, dtype=np.float64)
+    share = np.where(t_op_s > 0, t_memory_s / np.where(t_op_s > 0, t_op_s, 1.0), 0.0)
+    return t_memory_s * np.minimum(share, 1.0) ** (float(overlap_exponent) - 1.0)
 
 
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):
     """max(flops / compute ceiling, bytes / memory ceiling), or the p-norm when overlap_exponent is set."""
-    t_compute = np.asarray(flops, dtype=np.float64) / compute_flops_per_s
-    t_memory = np.asarray(nbytes, dtype=np.float64) / memory_bytes_per_s
+    t_compute_s = np.asarray(flops, dtype=np.float64) / compute_flops_per_s
+    t_memory_s = np.asarray(nbytes, dtype=np.float64) / memory_bytes_per_s
     if overlap_exponent is None:
-        return np.maximum(t_compute, t_memory)
+        return np.maximum(t_compute_s, t_memory_s)
     p = float(overlap_exponent)
-    big = np.maximum(t_compute, t_memory)
-    safe = np.where(big > 0, big, 1.0)
-    return big * ((t_compute / safe) ** p + (t_memory / safe) ** p) ** (1.0 / p)
+    big_s = np.maximum(t_compute_s, t_memory_s)
+    safe_s = np.where(big_s > 0, big_s, 1.0)
+    return big_s * ((t_compute_s / safe_s) ** p + (t_memory_s / safe_s) ** p) ** (1.0 / p)
 
 
 QUANTISED_COMPUTE = ("fp8", "fp4", "int8")  # GEMM compute dtypes whose activations are quantised by a kernel of their own
@@ -331,16 +331,16 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment, model: ModelSpec | None
     compute dtype, attention and elementwise work on their own measured ceilings where the profile has them; with
     `model`, `sequences` (B_a) and an `engine` whose attention does not split keys, attention's memory ceiling as
     attention_memory_ceiling gives it (an array over B_a)."""
-    memory = hw.memory_ceiling_bytes_per_s
-    other = hw.compute_ceiling_flops_per_s("bf16")
-    out = {name: (hw.compute_ceiling_flops_per_s(dep.dtype(OPERATOR_CLASS[name])), memory) for name in WEIGHT_GEMMS}
-    attention_memory = hw.attention_memory_bytes_per_s or memory
+    memory_bytes_per_s = hw.memory_ceiling_bytes_per_s
+    other_flops_per_s = hw.compute_ceiling_flops_per_s("bf16")
+    out = {name: (hw.compute_ceiling_flops_per_s(dep.dtype(OPERATOR_CLASS[name])), memory_bytes_per_s) for name in WEIGHT_GEMMS}
+    attention_bytes_per_s = hw.attention_memory_bytes_per_s or memory_bytes_per_s
     if model is not None and sequences is not None and engine is not None and not engine.attention_splits_keys:
-        attention_memory = attention_memory_ceiling(hw, model, dep, sequences)
-    out["attention"] = (hw.attention_compute_flops_per_s or other, attention_memory)
-    out["indexer"] = (hw.compute_ceiling_flops_per_s("fp8"), memory)  # fp8 MQA logits (bf16 where the device has no fp8)
-    out["norms"] = (other, hw.elementwise_memory_bytes_per_s or memory)
-    out["embedding"] = out["kv_write"] = (other, memory)
+        attention_bytes_per_s = attention_memory_ceiling(hw, model, dep, sequences)
+    out["attention"] = (hw.attention_compute_flops_per_s or other_flops_per_s, attention_bytes_per_s)
+    out["indexer"] = (hw.compute_ceiling_flops_per_s("fp8"), memory_bytes_per_s)  # fp8 MQA logits (bf16 where the device has no fp8)
+    out["norms"] = (other_flops_per_s, hw.elementwise_memory_bytes_per_s or memory_bytes_per_s)
+    out["embedding"] = out["kv_write"] = (other_flops_per_s, memory_bytes_per_s)
     return out
 
 
@@ -358,12 +358,12 @@ def attention_memory_ceiling(hw: HardwareSpec, model: ModelSpec, dep: Deployment
     (the serving engines', attention_splits_keys true) split the keys over the units and are not capped.
     Measured: a GPU's units number more than attention_memory / attention_stream (132 SMs against about 57 on the H200:
     1.45 TB/s over 25.6 GB/s), so the streams reach attention_memory before they queue for a unit, and no wave count is needed."""
-    aggregate = hw.attention_memory_bytes_per_s or hw.memory_ceiling_bytes_per_s
+    aggregate_bytes_per_s = hw.attention_memory_bytes_per_s or hw.memory_ceiling_bytes_per_s
     if not hw.attention_stream_bytes_per_s:
-        return aggregate
+        return aggregate_bytes_per_s
     kv_heads = 1 if model.kv_layout == "mla" else -(-model.kv_heads // dep.tp)  # as kv_elements_per_token_per_layer_per_device
     streams = np.asarray(sequences, dtype=np.float64) * kv_heads
-    return np.minimum(aggregate, np.maximum(streams, 1.0) * hw.attention_stream_bytes_per_s)
+    return np.minimum(aggregate_bytes_per_s, np.maximum(streams, 1.0) * hw.attention_stream_bytes_per_s)
 
 
 def operator_compute_dtypes(hw: HardwareSpec, dep: Deployment) -> dict[str, str]:
@@ -796,15 +796,15 @@ def step_metrics(
     operators = {}
     layer_kernels = head_kernels = 0.0  # the kernels of the busiest stage's layers and of the head, a pass
     for name, (flops, nbytes) in costs.items():
-        time_s, effective_flops, ceiling, memory_ceiling, latency_s, kernels = _operator_time_s(
+        time_s, effective_flops, ceiling_flops_per_s, memory_ceiling_bytes_per_s, latency_s, kernels = _operator_time_s(
             hw, model, dep, engine, name, flops, nbytes, ceilings[name], pad, p)
         if name in LAYER_OPERATORS:
             layer_kernels += kernels
         else:
             head_kernels += kernels
-        is_compute = effective_flops / ceiling > nbytes / memory_ceiling
+        is_compute = effective_flops / ceiling_flops_per_s > nbytes / memory_ceiling_bytes_per_s
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
-        op_memory_s = bytes_set_time_s(effective_flops / ceiling, nbytes / memory_ceiling, time_s - latency_s, p)
+        op_memory_s = bytes_set_time_s(effective_flops / ceiling_flops_per_s, nbytes / memory_ceiling_bytes_per_s, time_s - latency_s, p)
         memory_s = memory_s + op_memory_s  # (qa337: half of every byte's time was not saved at batch 512; qa339: p = 1)
         if name not in LAYER_OPERATORS:
             head_s, head_bytes, head_memory_s = head_s + time_s, head_bytes + nbytes, head_memory_s + op_memory_s
@@ -812,7 +812,7 @@ def step_metrics(
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute,
-                               "memory_ceiling_bytes_per_s": memory_ceiling,  # derated, x the engine's eta_o
+                               "memory_ceiling_bytes_per_s": memory_ceiling_bytes_per_s,  # derated, x the engine's eta_o
                                # the device's own for the operator, before eta_o (a profile's operator_ceilings)
                                "device_memory_ceiling_bytes_per_s": ceilings[name][1],
                                "padded_flops": effective_flops,  # its rows padded to the tile: what it is bound by
@@ -1029,19 +1029,19 @@ def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep
     a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
     engine = engine or IDEAL
     dep = dep or deployment(model)
-    own = ttft_s(hw, model, prompt_len, dep, engine, shared_prefix)
+    own_s = ttft_s(hw, model, prompt_len, dep, engine, shared_prefix)
     if not engine.mixed_prefill:
-        return own
+        return own_s
     new = np.asarray(prompt_len, dtype=np.float64) - cached_prefix_tokens(engine, prompt_len, shared_prefix)
-    to_cached = own - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
+    to_cached_s = own_s - ttft_s(hw, model, new, dep, engine)  # the new tokens' attention to the cached ones (0 without)
     decoding = np.asarray(running, dtype=np.float64) * verify_tokens
     passes = [(tokens, logits, step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=logits, prefill=True,
                                             with_operators=dep.pp == 1))  # at pp 1 their operators give a(n) too
               for tokens, logits in ((decoding + new, running), (decoding, running), (new, 1))]
-    (with_new, without, alone) = (_attention_s(hw, model, dep, engine, tokens, logits, None if dep.pp > 1 else metrics)
+    (with_new_s, without_s, alone_s) = (_attention_s(hw, model, dep, engine, tokens, logits, None if dep.pp > 1 else metrics)
                                   for tokens, logits, metrics in passes)
-    cross_s = with_new - without - alone
-    return np.clip(passes[0][2]["step_time_s"] - passes[1][2]["step_time_s"] - cross_s + to_cached, 0.0, own)
+    cross_s = with_new_s - without_s - alone_s
+    return np.clip(passes[0][2]["step_time_s"] - passes[1][2]["step_time_s"] - cross_s + to_cached_s, 0.0, own_s)
 
 
 ATTENTION_OPERATORS = ("attention", "indexer")  # the operators whose work grows with the pairs of tokens a pass attends

@@ -200,9 +200,9 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
     it ('it' where the sentence already did). `link_latency_s`: the scale-out link's latency where the dispatch spans
     scale-up domains (hw.cross_domain_latency_s; 0 inside one); where it is the larger the collectives pay it, and the
     engine's value moves nothing (qa227: '15 us' was suggested where 20 us was paid)."""
-    own = engine.all_to_all_latency_s if dispatch_on_prior(engine) else engine.allreduce_latency_s
+    own_s = engine.all_to_all_latency_s if dispatch_on_prior(engine) else engine.allreduce_latency_s
     link = (f", and across nodes the scale-out link's {format_seconds(link_latency_s)}, the larger, which the engine's value "
-            "does not move" if link_latency_s > own else "")
+            "does not move" if link_latency_s > own_s else "")
     if dispatch_on_prior(engine):
         return f"{subject} {dispatch_prior_text(engine)}{link}"
     if engine.moe_dispatch == "allgather" and engine.dp_gather != "allreduce":

@@ -815,22 +815,22 @@ def _drafting_capacity(hw, target, batch, verify_len, dep, method, drafter, d_de
         out = capacity(hw, target, batch, verify_len, dep, **pool)
         return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"],
                 "target_max_batch": out["max_batch"], "drafter_device_max_batch": -1}
-    weights = np.asarray(heads, dtype=np.float64) * drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None,
+    drafter_weights_bytes = np.asarray(heads, dtype=np.float64) * drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None,
                                                                           draft_vocab, target.vocab_size)
     draft_side = draft_engine if draft_hw is not None else engine
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
     held_once = shared_prefix if draft_side is None or draft_side.prefix_cached else 0  # as capacity holds the target's
-    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, held_once, draft_ratio)
+    shared_bytes, per_seq_bytes = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, held_once, draft_ratio)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
-        out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
+        out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (drafter_weights_bytes + shared_bytes), extra_bytes_per_seq=on * per_seq_bytes,
                        **pool)
-        return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep)),
+        return {**out, "drafter_memory_bytes": on * (drafter_weights_bytes + shared_bytes + per_seq_bytes * sequences_per_group(batch, dep)),
                 "drafter_usable_memory_bytes": out["usable_memory_bytes"], "target_max_batch": out["max_batch"],
                 "drafter_device_max_batch": -1}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
-    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
+    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=drafter_weights_bytes, shared_prefix=shared_prefix,
                     engine=draft_side)
     return {
         "weight_bytes": main["weight_bytes"],

@@ -92,7 +92,9 @@ def predict_table(point: dict) -> str:
                     if key == "all_to_all_time_s" and p.get("moe_dispatch") in MOE_DISPATCH else
                     f"   (tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device"
                     + (f" inside a domain and {format_si(p['tp_scale_out_bytes_per_s'], 'B/s')} across, the scale-out link"
-                       if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable)"
+                       if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable"
+                    + (f"; each collective at least {format_seconds(latency_s)}, {p['engine']}'s allreduce_latency on this "
+                       "device" if (latency_s := (p.get("engine_values") or {}).get("allreduce_latency_s")) else "") + ")"
                     if key == "allreduce_time_s" and p.get("tp_link_bytes_per_s") else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     if p.get("graphs") is False:  # an eager engine: its host's launches, the pass's floor

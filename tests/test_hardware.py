@@ -478,7 +478,12 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     code, out, err = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "tpu-v5e", "--tp", "4", "--json")
     assert code == 0 and json.loads(out)["tp_link_bytes_per_s"] == pytest.approx(2 * 50e9 * 0.75), err  # 2 of 4 ports
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2")
-    assert "tp collectives" in out and "(tp 2 over 48 GB/s a device, achievable)" in out  # one xGMI link of seven
+    assert "tp collectives" in out and "(tp 2 over 48 GB/s a device, achievable; each collective at least 10 us, vllm's " \
+        "allreduce_latency on this device)" in out  # one xGMI link of seven; qa395: the latency each pays, and whose
+    code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "sglang")
+    assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
+    code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")
+    assert "(tp 2 over 48 GB/s a device, achievable)" in out  # the bare roofline: the link's own latency, no engine's
     code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--json")
     assert json.loads(out)["tp_link_bytes_per_s"] is None
     # qa264: a group over two nodes said the NIC's 48 GB/s as its link; inside a node it drives seven xGMI links
