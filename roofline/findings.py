@@ -323,10 +323,11 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                     f"point is lower (derated {dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
     hi = [int(q_max.get((hw, model0, c, batch_hi), 0)) for hw in hws for c in contexts if (hw, model0, c) in fits_hi]
-    at_hi = (f", and {_q_span(hi, q_swept)} at batch {batch_hi} ({_model(meta, model0)})"
-             if batch_hi != batch_lo and hi and min(hi) > 0 else "")
+    at_hi = (f"; at batch {batch_hi}, {_q_span(hi, q_swept)} for {_model(meta, model0)}"
+             if batch_hi != batch_lo and hi and min(hi) > 0 else "")  # (qa398: its bracket read as batch 1's too)
     short = (f"Under {engine}, one pass verifies {_q_span([lo_min, lo_max], q_swept)} tokens a sequence for at most "
-             f"+{_pct(TOLERANCE - 1)} over a decode step's time at batch {batch_lo}{at_hi}.")
+             f"+{_pct(TOLERANCE - 1)} over a decode step's time at batch {batch_lo}"
+             f"{' (every model and GPU that fits)' if len(lo) > 1 else ''}{at_hi}.")
     return Finding("Verification is a mini-prefill", text, numbers, short)
 
 
@@ -598,9 +599,13 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')
     title = ("Free until memory runs out (compute-bound beyond it)" if len(cells) and not nowhere
              and cells["memory_limited"].astype(bool).all() else "Free until compute-bound")
-    lead = f"With {label} at {_alpha_short(a0, meta)}, under {under}, speculation pays"
-    short = (f"{lead} at no batch that fits." if nowhere else
-             f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}.")
+    cell_models = list(dict.fromkeys(cells["model"].astype(str))) if "model" in cells else []
+    lead = (f"With {label} at {_alpha_short(a0, meta)}"
+            + (f" on {_model(meta, cell_models[0])}" if len(cell_models) == 1 else "")
+            + f" at {_article(f'{int(c0):,}')} {int(c0):,}-token context, under {under}, speculation pays")
+    moved = ("; a serving engine's costs move these batches, each engine its own" if engine == "ideal" else "")  # (qa398:
+    short = (f"{lead} at no batch that fits." if nowhere else  # read as vLLM's break-even)
+             f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}{moved}.")
     return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method}, short)
 
 
@@ -621,7 +626,12 @@ def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> 
                      + (f" on {len(inside)} of the {n} GPUs" if len(inside) < n else f" {on_all}")
                      + (", the larger the higher the GPU's derated ridge point" if ordered else ""))
     if capped:
-        parts.append(f"on {capped} more to the largest batch that fits" if parts else
+        where = cells[cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))]
+        named = capped <= 2 and "hardware" in where and bool((where["break_even_batch"] > 0).all())  # (qa398: unnamed)
+        batches = [f"{int(b):,}" for b in where["break_even_batch"]] if named else []
+        parts.append((f"on {_list([_hw(meta, h) for h in where['hardware']])} to at least {_list(batches)}, the largest "
+                      f"batch{'es' if capped > 1 else ''} that fit{'' if capped > 1 else 's'}" if named else
+                      f"on {capped} more to the largest batch that fits") if parts else
                      f"to the largest batch that fits {on_all if capped == n else f'on {capped} of the {n} GPUs'}")
     if int(never.sum()):
         parts.append(f"on {int(never.sum())} at no batch that fits")
@@ -780,11 +790,15 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            if len(spec) and set(spec["method"]) == {"eagle"} and (spec["speedup"] >= 1.01).any() else "")  # qa135, qa137
     )
     edge = int(b_best["batch"]) == int(base["batch"].max()) < int(df["batch"].max())  # as peak() says it
-    best = (f"plain batching's best throughput ({'at least ' if edge else ''}{_n(b_best['baseline_tokens_per_s'])} tokens/s, "
-            f"batch {int(b_best['batch']):,})")
-    short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation reaches {best} at batch {int(m['batch']):,}, with "
-             f"{_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the speed per user"
-             + (" (an upper estimate)" if optimistic(m["batch"], m["engine"] if "engine" in m.index else "ideal") else "") + "."
+    best = (f"plain batching's {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,} (the largest "
+            "swept; more fit)" if edge else  # (qa398: a lower bound said 'reached')
+            f"plain batching's best, {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,}")
+    short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation ({METHOD_NAMES.get(m['method'], m['method'])} at "
+             f"{_alpha_short(m['alpha'], meta)}) at batch {int(m['batch']):,} {'passes' if edge else 'matches'} {best}, "
+             f"each user getting {_n(m['tokens_per_s_per_user'])} tokens/s against "
+             f"{_n(b_best['baseline_tokens_per_s_per_user'])}"  # (qa398: '9.39x' read as speculation's speedup)
+             + ("; speculation's figures there upper estimates" if optimistic(m["batch"], m["engine"] if "engine" in m.index
+                                                                             else "ideal") else "") + "."
              if m is not None else
              f"On {devices} {_hw(meta, b_best['hardware'])}, speculation stays below {best}"
              + (f", but serves one user up to {_n(fastest_spec)} tokens/s against {_n(fastest_base)}"
@@ -891,7 +905,10 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     )
     short = (f"At {_ctx(c_hi)} context on {where}, the KV cache caps the batch at "
              f"{_list([f'{int(plain_caps.get((hw0, m, c_hi), 0)):,} for {_model(meta, m)}' for m in models])}"
-             " (without speculation).")
+             " (without speculation)"
+             + (f"; {_list([_model(meta, m) for m in whole])} {'hold' if len(whole) > 1 else 'holds'} each sequence's "
+                f"whole cache on all {tp} devices at tp {tp} (attention data parallelism fits more)"
+                if tp > 1 and whole and dpa <= 1 else "") + ".")  # (qa398: DeepSeek-V3's 4 read as the GPUs' limit)
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split},
                    short)
 
@@ -1118,11 +1135,14 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     )
     grows = (f"grows the batch that fits {_x(c1 / max(c0, 1))} ({c0:,} to {c1:,})" if c1 > c0 else
              f"leaves the batch that fits at {c0:,}" if c1 == c0 else f"shrinks the batch that fits from {c0:,} to {c1:,}")
-    short = (f"Sharing {_ctx(p1)} of each {_ctx(context)}-token context" + (f" (against {_ctx(p0)})" if p0 else "")
-             + f" {grows} and " + (f"raises the best throughput {_x(t1 / t0)}" if t1 > t0 * 1.001 else
+    end1 = computed.get(1) or {"batch": b_at1, "k": k1}  # the shared end's best: an upper estimate where it speculates
+    upper = int(end1["k"]) > 0 and optimistic(end1["batch"], engine)  # at a batch past OPTIMISTIC_BATCH (qa398)
+    short = (f"Sharing {_ctx(p1)} of each {_ctx(context)}-token context ({_model(meta, model)}, {_hw(meta, hw)}"
+             + (f"; against {_ctx(p0)} shared" if p0 else "") + ")"
+             + f" {grows} and " + (f"raises the best throughput, speculating where it pays, {_x(t1 / t0)}"
+                                   + (", an upper estimate" if upper else "") if t1 > t0 * 1.001 else
                                    "leaves the best throughput as it is" if t1 >= t0 / 1.001 else
-                                   f"lowers the best throughput to {_x(t1 / t0)}")
-             + f" ({_model(meta, model)}, {_hw(meta, hw)}).")
+                                   f"lowers the best throughput to {_x(t1 / t0)}") + ".")
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best},
                    short)
 
@@ -1731,8 +1751,10 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
            f"decoding does not gain: at best {_x(spec['speedup'])} plain decoding's speed (k = {int(spec['k'])}, {alpha}), so a "
            f"{ANSWER_TOKENS}-token answer takes {_n(answer_spec)} s against {_n(answer_plain)} s without speculation.")
     )
-    short = (f"{_article(ctx).capitalize()} {ctx}-token prompt's prefill takes {_n(plain['ttft_s'])} s with or without "
-             "speculation: " + (f"decoding {_x(spec['speedup'])} faster brings a {ANSWER_TOKENS}-token answer "
+    short = (f"{_article(ctx).capitalize()} {ctx}-token prompt's prefill ({_model(meta, plain['model'])}, "
+             f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}) takes {_n(plain['ttft_s'])} s with or "
+             "without speculation" + (f" (+{_n(spec['draft_ttft_s'])} s for the drafter's own)" if spec["draft_ttft_s"] > 0
+                                      else "") + ": " + (f"decoding {_x(spec['speedup'])} faster brings a {ANSWER_TOKENS}-token answer "
                                 f"{_x(answer_plain / answer_spec)} sooner." if pays(spec["speedup"]) else
                                 f"decoding does not gain ({_x(spec['speedup'])} at best)."))
     return Finding("Prefill is not sped up", text, {

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -539,8 +540,26 @@ def _peaks_from_profile(where: str, flops: object) -> dict[str, float]:
             raise field_error(where, f"peak_flops.{raw_dtype}", f"one figure per dtype ({dtype} is given twice)", raw_dtype)
         peak_flops_per_s[dtype] = _quantity(where, f"peak_flops.{raw_dtype}", value, "flops_per_s")
         shown[dtype] = value
+        _check_ops_unit(where, raw_dtype, dtype, value)
     _check_peaks(where, "peak_flops", peak_flops_per_s, shown)
     return peak_flops_per_s
+
+
+_INTEGER_OPS = re.compile(r"(?<![Ff][Ll])OP[Ss/]?")  # TOPS, TOP/s, OP/s: integer operations, not FLOPS or TFLOP/s
+
+
+def _check_ops_unit(where: str, raw_dtype: object, dtype: str, value: object) -> None:
+    """Warn where a peak's unit is of the other kind of number than its dtype (qa389: 'fp8: 3958 TOPS', a datasheet's
+    int8 row copied, and 'int8: 1979 TFLOPS' loaded in silence): both parse alike, so the figure may be another dtype's."""
+    if not isinstance(value, str):
+        return
+    integer_unit = _INTEGER_OPS.search(value) is not None
+    if integer_unit == (dtype == "int8"):
+        return
+    unit, kind, other = (("integer operations", "a floating-point dtype", "int8's") if integer_unit else
+                         ("floating-point operations", "an integer dtype", "a floating-point dtype's"))
+    warn(f"{where}: peak_flops.{raw_dtype}: {value!r} counts {unit} for {kind}, taken as {dtype}'s peak: check it is not "
+         f"{other} figure (datasheets give int8 in TOPS, the floating-point dtypes in TFLOPS)")
 
 
 def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:

@@ -440,6 +440,12 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
                  label=f"{name}, no speculation{hidden[0]}")
         ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, zorder=z,
                  label=f"{name}, speculation (fastest k > 0){hidden[1]}")
+    for p, name in zip(prefixes, names):  # each end's best at the largest batch that fits, where the finding computed it
+        end = (meta.get("shared_prefix_at_largest_fit") or {}).get(int(p))  # between the swept ones (qa391: the figure
+        if end and end["computed_now"]:  # drew 8 and 128, the finding quoted 12 and 189)
+            ax1.plot([end["batch"]], [end["tokens_per_s"]], "*", color=color[p], ms=10, mec="black", mew=0.6, zorder=4,
+                     label=f"{name}: best at batch {end['batch']:,}, the largest that fits\n(computed now, as the finding "
+                           f"quotes it; {'k = ' + str(end['k']) if end['k'] else 'no speculation'})")
     _log2_axis(ax1, sorted(df["batch"].unique()))
     _log_axis(ax1, "y")
     # past the largest cap no line goes on: shaded and said (qa281: the axis ran on past the last line unexplained)

@@ -649,3 +649,24 @@ def test_a_ceiling_just_above_the_peak_is_warned_of():
     with pytest.warns(RooflineWarning, match=r"operator_ceilings.elementwise_memory: 3.36 TB/s is above the device's "
                                              r"memory_bandwidth, 3.35 TB/s"):
         hardware_from_dict({**data, "operator_ceilings": {"elementwise_memory": "3.36 TB/s"}}, "x.yaml")
+
+
+def test_a_peak_in_the_other_kind_of_unit_than_its_dtype_is_warned_not_refused():
+    """qa389: 'fp8: 3958 TOPS' (a datasheet's int8 row) and 'int8: 1979 TFLOPS' loaded in silence; the shipped profiles'
+    units match their dtypes and say nothing."""
+    import warnings
+
+    from roofline.profiles import read_yaml
+
+    data = read_yaml(load_hardware("h100-sxm").path)
+    for dtype, value, said in (("fp8", "1979 TOPS", "counts integer operations for a floating-point dtype"),
+                               ("int8", "1979 TFLOPS", "counts floating-point operations for an integer dtype"),
+                               ("bf16", "989.4 TOP/s", "counts integer operations")):
+        with pytest.warns(RooflineWarning, match=rf"x.yaml: peak_flops.{dtype}: '{value}' {said}"):
+            spec = hardware_from_dict({**data, "peak_flops": {**data["peak_flops"], dtype: value}}, "x.yaml")
+        assert spec.peak_flops_per_s[dtype] == pytest.approx(float(value.split()[0]) * 1e12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        for value in ("1978.9 TOP/s", "1978.9 TOPS", "1978.9e12 OP/s"):
+            hardware_from_dict({**data, "peak_flops": {**data["peak_flops"], "int8": value}}, "x.yaml")
+        hardware_from_dict({**data, "peak_flops": {**data["peak_flops"], "fp8": "1978.9 TFLOP/s"}}, "x.yaml")

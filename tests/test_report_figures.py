@@ -627,3 +627,22 @@ def test_the_generic_figure_draws_the_layout_and_dtypes_of_the_findings_headline
     assert f"{top['speedup']:.2f}" in {c.split()[0] for c in drawn}, (top["speedup"], drawn[:8])
     title = fig._suptitle.get_text().replace("\n", " ")
     assert f"EP {int(top['ep'])}" in title and f"TP {int(top['tp'])}" in title, title
+
+
+def test_the_shared_prefix_figure_marks_each_end_the_finding_computed_between_the_swept_batches(plotters, tmp_path):
+    """qa391: the figure drew the swept batches 8 and 128 while the finding quoted 1.40x at 12 and 189, the largest that
+    fit, computed; each such end is a star at its batch and throughput, said in the legend, and none where none is."""
+    from roofline.findings import question_rows, shared_prefix_headline
+    from roofline.frontier import fastest_at_largest_fit
+
+    r = run_scenario("shared-prefix")
+    df, ops, meta, _ = question_rows("shared-prefix", r.df, r.ops, r.meta)
+    ends = {int(p): fastest_at_largest_fit(g, meta) for p, g in shared_prefix_headline(df).groupby("shared_prefix_tokens")}
+    assert all(end["computed_now"] for end in ends.values())  # the shipped scenario: both ends between swept batches
+    ax = plotters["shared-prefix"](df, ops, {**meta, "shared_prefix_at_largest_fit": ends}).axes[1]
+    stars = {line.get_label().split(":")[0]: (line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines
+             if line.get_marker() == "*"}
+    assert stars == {"no sharing": (ends[0]["batch"], ends[0]["tokens_per_s"]),
+                     "32k shared": (ends[32768]["batch"], ends[32768]["tokens_per_s"])}
+    ax = plotters["shared-prefix"](df, ops, meta).axes[1]  # without the finding's ends (a plain `plot`): no star
+    assert not [line for line in ax.lines if line.get_marker() == "*"]
