@@ -309,7 +309,9 @@ def _say_where_found(kind: str, name: str, path: Path) -> None:
 
     searched = {d.resolve() for d in (*user_dirs(_dirs()), builtin_dir(kind))}
     if path.parent.resolve() not in searched:
-        typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {path.parent} "
+        import shlex
+
+        typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {shlex.quote(str(path.parent))} "
                    f"(or in ROOFLINE_PATH) for `{name}` to be found", err=True)
         return
     try:
@@ -1178,6 +1180,9 @@ def _unknown_command_text(exc, name: str) -> str:
     names = list(ctx.command.list_commands(ctx)) if ctx is not None and hasattr(ctx.command, "list_commands") else []
     offered = list(dict.fromkeys([*([COMMAND_ALIASES[name]] if COMMAND_ALIASES.get(name) in names else []),
                                   *closest_names(name, names, 3)]))  # the project's one did-you-mean rule
+    if not name:  # an empty word (a script's unset $CMD, qa394)
+        return (f"command line: expected a command of `{command}`" + (f" ({', '.join(names)})" if names else "")
+                + ", found an empty word")
     return (f"command line: {name}: expected a command of `{command}`" + (f" ({', '.join(names)})" if names else "")
             + ", found none of that name" + (f" (did you mean {' or '.join(offered)}?)" if offered else ""))
 
@@ -1191,6 +1196,9 @@ def _with_row_line(exc: RooflineError) -> RooflineError:
     from roofline.measurements import _with_file_line
 
     return _with_file_line(exc, Path(found.group(1)))
+
+
+SIGPIPE_EXIT = 141  # 128 + SIGPIPE: stdout's reader closed the pipe before the command had printed everything
 
 
 def main() -> None:
@@ -1216,7 +1224,12 @@ def main() -> None:
         group = _click_command()
         refuse_repeated_options(group, args)
         refuse_unreadable_values(group, args)
-        code = group(args=args, prog_name="roofline", standalone_mode=False)
+        try:
+            code = group(args=args, prog_name="roofline", standalone_mode=False)
+        except SystemExit as exc:  # typer's EPIPE path: the reader of stdout stopped early (`| head -1`), exit 1, as
+            if exc.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":  # cheapest's 'no row' (qa394):
+                sys.exit(SIGPIPE_EXIT)  # the shell's code for a command a closed pipe stops, as `yes | head` gives
+            raise
         if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
             if code == 130:
                 typer.echo("interrupted", err=True)
@@ -1258,7 +1271,7 @@ def main() -> None:
                     f"expected no further argument of `{command}`, found {extra.group(1)!r}" if extra else
                     f"expected a value for `{command}`'s {name}, found none (`{command} --help` says it)"), err=True)
                 sys.exit(exc.exit_code)
-            unknown = re.match(r"No such command '(.+)'\.", exc.format_message())
+            unknown = re.match(r"No such command '(.*)'\.", exc.format_message())  # '' too (qa394)
             if unknown or (type(exc).__name__ == "BadOptionUsage" and "requires an argument" in exc.format_message()):
                 text = (_unknown_command_text(exc, unknown.group(1)) if unknown else  # house form (qa335)
                         f"command line: {exc.option_name}: expected a value after it, found none")
@@ -1361,12 +1374,15 @@ def run() -> None:
     teardown. Unloading pandas, pyarrow and matplotlib takes about 0.2 s on a 2-core machine and does nothing a
     finished command needs: by then every file it wrote is closed and every worker process joined. A failed
     command exits through `main()` as before; in-process callers (tests, notebooks) call `main()`."""
+    from roofline.launch import remove_matplotlib_config
+
     main()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except OSError:  # a closed pipe: let the interpreter's exit report it as it always has
         return
+    remove_matplotlib_config()  # what the interpreter's teardown would have run: launch.run's finally is skipped
     os._exit(0)
 
 

@@ -715,6 +715,7 @@ def predict(
         # spans them (the scale-out link); None at tp 1 (qa258: said nowhere; qa264: a NIC's said as the group's link)
         "tp_link_bytes_per_s": hw.link_for(min(dep.tp, hw.scale_up_domain))[0] if dep.tp > 1 else None,
         "tp_scale_out_bytes_per_s": hw.link_for(dep.tp)[0] if domains_spanned(hw, dep.tp) > 1 else None,
+        "tp_scale_out_latency_s": hw.cross_domain_latency_s(dep.tp) or None,  # what its collectives pay at least there
         "weight_dtype": dep.weight_dtype_label,
         "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,

@@ -28,7 +28,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.frontier import REFINE_GAIN_MIN
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
+from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, known_misses_at, load_engine, optimistic
 from roofline.speculation import DRAFTER_ON_TARGET, pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -49,8 +49,9 @@ class Finding:
 
 def headline(f: Finding) -> str:
     """The finding in one sentence, as the report's contents list it: its own headline, else its text's first sentence
-    (up to the first full stop followed by a capital: "2.26× faster. Every ..." -> "2.26× faster.")."""
-    return f.headline or re.split(r"(?<=\.)\s+(?=[A-Z])", f.text, maxsplit=1)[0]
+    (up to the first full stop that ends one, i.e. and e.g. aside: "2.26× faster. k = 8 ..." -> "2.26× faster."; qa397:
+    one split only before a capital ran on into 'k = 8, the largest swept, is ...')."""
+    return f.headline or re.split(r"(?<!i\.e\.)(?<!e\.g\.)(?<=[^.]\.)\s+(?=[A-Za-z(])", f.text, maxsplit=1)[0]
 
 
 # ---------------------------------------------------------------- formatting (edges only)
@@ -600,7 +601,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     title = ("Free until memory runs out (compute-bound beyond it)" if len(cells) and not nowhere
              and cells["memory_limited"].astype(bool).all() else "Free until compute-bound")
     cell_models = list(dict.fromkeys(cells["model"].astype(str))) if "model" in cells else []
-    lead = (f"With {label} at {_alpha_short(a0, meta)}"
+    lead = (f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)}"
             + (f" on {_model(meta, cell_models[0])}" if len(cell_models) == 1 else "")
             + f" at {_article(f'{int(c0):,}')} {int(c0):,}-token context, under {under}, speculation pays")
     moved = ("; a serving engine's costs move these batches, each engine its own" if engine == "ideal" else "")  # (qa398:
@@ -611,12 +612,14 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
 
 def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> str:
     """Where speculation stops paying over the GPUs of `cells` (break_even_table's rows of one method, alpha and
-    context), short: 'up to batch 131-270 on 5 of the 6 GPUs; on 1 more to the largest batch that fits'; `ordered`:
-    the batches inside the sweep follow the GPUs' ridge points (a positive rank correlation), said after them."""
+    context), short: 'up to batch 131-270 on 5 of the 6 GPUs; on L4 to at least 148, the largest batch that fits';
+    a break-even the sweep's last batch ends (not memory) said as at least that batch, the largest swept (qa397: said
+    as memory's); `ordered`: the batches inside the sweep follow the GPUs' ridge points (a positive rank correlation)."""
     none_swept = cells["largest_fitting_batch"].isna()
     never = cells["break_even_batch"] == 0
     inside = cells[~cells["censored"] & ~none_swept & ~never]["break_even_batch"]
-    capped = int((cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))).sum())
+    censored = cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))
+    by_memory = censored & (cells["memory_limited"].astype(bool) if "memory_limited" in cells else True)
     n, unrefined = len(cells), ("at least " if meta.get("break_even_refined") is False else "")
     on_all = "on every GPU" if n > 1 else "on the GPU"
     parts = []
@@ -625,14 +628,22 @@ def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> 
         parts.append(f"up to {unrefined}batch {lo:,}" + (f"-{hi:,}" if hi > lo else "")
                      + (f" on {len(inside)} of the {n} GPUs" if len(inside) < n else f" {on_all}")
                      + (", the larger the higher the GPU's derated ridge point" if ordered else ""))
-    if capped:
-        where = cells[cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))]
-        named = capped <= 2 and "hardware" in where and bool((where["break_even_batch"] > 0).all())  # (qa398: unnamed)
-        batches = [f"{int(b):,}" for b in where["break_even_batch"]] if named else []
-        parts.append((f"on {_list([_hw(meta, h) for h in where['hardware']])} to at least {_list(batches)}, the largest "
-                      f"batch{'es' if capped > 1 else ''} that fit{'' if capped > 1 else 's'}" if named else
-                      f"on {capped} more to the largest batch that fits") if parts else
-                     f"to the largest batch that fits {on_all if capped == n else f'on {capped} of the {n} GPUs'}")
+    for mask, end in ((by_memory, "the largest batch that fits"), (censored & ~by_memory, "the largest batch swept")):
+        where = cells[mask]
+        count = len(where)
+        if not count:
+            continue
+        named = count <= 2 and "hardware" in where and bool((where["break_even_batch"] > 0).all())  # (qa398: unnamed)
+        if named:
+            batches = _list(list(dict.fromkeys(f"{int(b):,}" for b in where["break_even_batch"])))  # one where alike
+            ends = {"the largest batch that fits": "the largest batches that fit",
+                    "the largest batch swept": "the largest batches swept"}[end] if count > 1 else end
+            parts.append(f"on {_list([_hw(meta, h) for h in where['hardware']])} to at least {batches}, {ends}")
+        elif parts:
+            parts.append(f"on {count} more to {'at least ' if end.endswith('swept') else ''}{end}")
+        else:
+            parts.append(f"to {'at least ' if end.endswith('swept') else ''}{end} "
+                         f"{on_all if count == n else f'on {count} of the {n} GPUs'}")
     if int(never.sum()):
         parts.append(f"on {int(never.sum())} at no batch that fits")
     return "; ".join(parts)
@@ -793,8 +804,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     best = (f"plain batching's {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,} (the largest "
             "swept; more fit)" if edge else  # (qa398: a lower bound said 'reached')
             f"plain batching's best, {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,}")
+    passes = m is not None and edge and m["tokens_per_s"] > b_best["baseline_tokens_per_s"] * 1.005  # (qa397: at a tie)
     short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation ({METHOD_NAMES.get(m['method'], m['method'])} at "
-             f"{_alpha_short(m['alpha'], meta)}) at batch {int(m['batch']):,} {'passes' if edge else 'matches'} {best}, "
+             f"{_alpha_short(m['alpha'], meta)}) at batch {int(m['batch']):,} {'passes' if passes else 'matches'} {best}, "
              f"each user getting {_n(m['tokens_per_s_per_user'])} tokens/s against "
              f"{_n(b_best['baseline_tokens_per_s_per_user'])}"  # (qa398: '9.39x' read as speculation's speedup)
              + ("; speculation's figures there upper estimates" if optimistic(m["batch"], m["engine"] if "engine" in m.index
@@ -903,12 +915,15 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + _other_caps(df, plain_caps, caps, hw0, c_hi, models, meta)
         + _not_as_released(df, models, meta)
     )
+    def cap_short(m: str) -> str:  # (qa397: a 0 of weights that fill the devices said as the KV cache's cap)
+        plain = int(plain_caps.get((hw0, m, c_hi), 0))
+        return f"{plain:,} for {_model(meta, m)}" + ("" if plain else " (not one sequence fits beside its weights)")
+    whole_fitting = [m for m in whole if int(plain_caps.get((hw0, m, c_hi), 0)) > 0]
     short = (f"At {_ctx(c_hi)} context on {where}, the KV cache caps the batch at "
-             f"{_list([f'{int(plain_caps.get((hw0, m, c_hi), 0)):,} for {_model(meta, m)}' for m in models])}"
-             " (without speculation)"
-             + (f"; {_list([_model(meta, m) for m in whole])} {'hold' if len(whole) > 1 else 'holds'} each sequence's "
-                f"whole cache on all {tp} devices at tp {tp} (attention data parallelism fits more)"
-                if tp > 1 and whole and dpa <= 1 else "") + ".")  # (qa398: DeepSeek-V3's 4 read as the GPUs' limit)
+             f"{_list([cap_short(m) for m in models])} (without speculation)"
+             + (f"; {_list([_model(meta, m) for m in whole_fitting])} {'hold' if len(whole_fitting) > 1 else 'holds'} each "
+                f"sequence's whole cache on all {tp} devices at tp {tp} (attention data parallelism fits more)"
+                if tp > 1 and whole_fitting and dpa <= 1 else "") + ".")  # (qa398: DeepSeek-V3's 4 read as the GPUs' limit)
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split},
                    short)
 
@@ -1698,6 +1713,10 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         # $0.0771 beside the quoted 197's $0.0774, said nowhere)
     text += (" The tiers with speculation are priced against a standard tier that does not speculate: a standard tier "
              "that speculates too costs its own cheapest point (`roofline cheapest`), and its 2× tier more.")  # (qa362)
+    slow = measured_slower(df, meta, engine, [h0, *others.index])
+    if slow:  # qa398: MI300X's $0.04 read as a buy, the Argonne rows' 69-308% said in the warnings alone
+        text += (f" Published runs on {_list([_hw(meta, h) for h in slow])} measured slower than this model predicts (a "
+                 f"known miss of {engine} or a profile priced with its costs, in the warnings): the prices there run low.")
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)
         text += (" N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition, "
                  "not a drafter's skill, and it pays no drafter, so one alpha for both favours it.")
@@ -1709,12 +1728,38 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     drafts = bool(t["drafter_fits"]) and np.isfinite(spec1) and k1 == k1 and k1 > 0  # the 2× tier's price is a drafting point
     lower = drafts and optimistic(t[f"batch_{m1:g}x_speculation"], t[f"engine_{m1:g}x_speculation"])
     short = (f"On {_hw(meta, h0)}, a tier {m1:g}× as fast as the cheapest "
-             + (f"costs {_x(plain1)} the cheapest's price without speculation" if np.isfinite(plain1) else
-                f"is {unreached(m1, 'plain', 'without speculation')}")
-             + f" and {_x(spec1)} {with_what} (batch {int(t[f'batch_{m1:g}x_speculation']):,}"
+             + (f"costs {_x(plain1)} the cheapest's price without speculation and {_x(spec1)}" if np.isfinite(plain1) else
+                f"is {unreached(m1, 'plain', 'without speculation')} and costs {_x(spec1)} the cheapest's price")  # (qa397)
+             + f" {with_what} (batch {int(t[f'batch_{m1:g}x_speculation']):,}"
              + f"{', a lower estimate' if lower else ''})."
              if drafts else "")
     return Finding("Fast tiers", text, {"tiers": tiers}, short)
+
+
+def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
+    """The devices of `hardware` where a point of `df` (its model, methods and batches there) matches a known miss of
+    `engine`, or of a shipped profile priced with its costs, measured slower than predicted (serving.known_misses_at)."""
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.serving import cost_sharers
+
+    profiles = tuple((meta or {}).get("profiles") or ())
+    try:
+        eng = load_engine(engine, profiles)
+    except RooflineError:  # a profile no longer on the search path: nothing known of it
+        return []
+    engines = [eng, *(other for other, _ in cost_sharers(eng))]
+    out = []
+    for h in hardware:
+        rows = df[df["hardware"] == h]
+        spec = load_hardware(h, profiles)
+        for m, g in rows.groupby("model", observed=True):
+            methods = set(g["method"].astype(str)) | {"none"}
+            if any(miss.get("measured") == "slower" for e in engines
+                   for miss in known_misses_at(e, spec, load_model(str(m), profiles), methods, g["batch"].unique())):
+                out.append(h)
+                break
+    return out
 
 
 def prefill_point(df: pd.DataFrame) -> pd.Series | None:

@@ -1868,6 +1868,16 @@ def _refuse_cell(df: pd.DataFrame, column: str, bad, where: str, expected: str) 
         raise RooflineError(f"{where}: {column}: expected {expected}, found {found}{line}")
 
 
+# the tables each kind of output folder writes of its own (outputs' marker `kind:`), which a frontier must not replace;
+# a folder whose marker names no kind (an older version's) is taken for a sweep's
+OWN_TABLES = {"sweep": ("results.csv", "operators.csv"), "plot": ("results.csv", "operators.csv"),
+              "accuracy": ("accuracy.csv",), "validation": ("validation.csv",)}
+
+
+def _article_of(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
 def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> None:
     """`cheapest --out`: a .csv file, never the table read nor a sweep folder's own results or operators table (a
     frontier written over them broke the folder: scenario.json and results.parquet took CSV text with --force),
@@ -1878,12 +1888,17 @@ def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> Non
     out = Path(out)
     if out.suffix.lower() != ".csv":
         raise RooflineError(f"--out: expected a .csv file for the frontier's rows, found {out.name!r}")
-    own = (out.parent / MARKER).is_file() and out.name in ("results.csv", "operators.csv")
+    from roofline.outputs import marker_kind
+
+    marked = (out.parent / MARKER).is_file()
+    kind = marker_kind(out.parent) if marked else None
+    own = marked and out.name in OWN_TABLES.get(kind or "sweep", OWN_TABLES["sweep"])  # (qa394: an accuracy run's own)
     # a report's tables/NAME.csv beside its NAME.json, in a folder a report wrote (qa262: `--out tables/results.csv
     # --force` replaced the table of the report's scenario named `results`)
     reported = out.parent.name == "tables" and (out.parent.parent / MARKER).is_file() and out.with_suffix(".json").is_file()
     if own or reported or (table is not None and out.resolve() == Path(table).resolve()):
-        raise RooflineError(f"--out: {out} is a {'report' if reported else 'sweep'}'s own table: give the frontier another name")
+        whose = "report" if reported else {"accuracy": "accuracy run", "validation": "validation run"}.get(kind, "sweep")
+        raise RooflineError(f"--out: {out} is {_article_of(whose)} {whose}'s own table: give the frontier another name")
     check_file_out(out, force)
 
 

@@ -86,6 +86,37 @@ def stop_on_sigterm() -> None:
         signal.signal(signal.SIGINT, terminate)
 
 
+_MATPLOTLIB_CONFIG = {"made": None}  # the config folder writable_matplotlib_config made, removed when the command ends
+
+
+def writable_matplotlib_config() -> None:
+    """Give matplotlib a config folder in the system's temp folder (MPLCONFIGDIR, which the figure workers inherit: set
+    before they start) where its own under HOME cannot be written, and remember it for remove_matplotlib_config
+    (qa394: under a read-only HOME matplotlib said two lines of its own on stderr and left a temp folder each run, its
+    atexit cleanup skipped by the command's os._exit and by the workers' exits). Nothing where its own will do."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    if os.environ.get("MPLCONFIGDIR"):
+        return
+    target = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "matplotlib"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tempfile.NamedTemporaryFile(dir=target).close()  # written to know: root passes os.access on a read-only mount
+    except OSError:
+        _MATPLOTLIB_CONFIG["made"] = os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(prefix="roofline-matplotlib-")
+
+
+def remove_matplotlib_config() -> None:
+    """Remove the folder writable_matplotlib_config made, if it made one."""
+    import shutil
+
+    made, _MATPLOTLIB_CONFIG["made"] = _MATPLOTLIB_CONFIG["made"], None
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+
+
 def run(cli_module=None) -> None:
     """The executable's body; `cli_module` is cli.py's module where cli.py runs as a script (`python cli.py ...`:
     the same signal handling and figure workers as the installed executable; qa372: Ctrl-C hung it, SIGTERM left
@@ -99,6 +130,7 @@ def run(cli_module=None) -> None:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
     try:
+        writable_matplotlib_config()
         if draws(sys.argv[1:]):
             # pandas first, then the fork: the figure workers inherit it, where this process and the workers' seed each
             # imported it on its own (about 0.4 s of CPU each on a 2-core machine); the seed's path to its first figure
@@ -119,3 +151,4 @@ def run(cli_module=None) -> None:
         raise SystemExit(130) from None
     finally:
         plot_jobs.stop_early()
+        remove_matplotlib_config()

@@ -93,8 +93,7 @@ def predict_table(point: dict) -> str:
                     f"   (tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device"
                     + (f" inside a domain and {format_si(p['tp_scale_out_bytes_per_s'], 'B/s')} across, the scale-out link"
                        if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable"
-                    + (f"; each collective at least {format_seconds(latency_s)}, {p['engine']}'s allreduce_latency on this "
-                       "device" if (latency_s := (p.get("engine_values") or {}).get("allreduce_latency_s")) else "") + ")"
+                    + _collective_latency_text(p) + ")"
                     if key == "allreduce_time_s" and p.get("tp_link_bytes_per_s") else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     if p.get("graphs") is False:  # an eager engine: its host's launches, the pass's floor
@@ -375,7 +374,7 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
         one = spec["draft_time_s"] / spec["k"]
         kept = spec.get("draft_bookkeeping_time_s", 0.0) / spec["k"]  # the engine's bookkeeping a draft step, within `one`
         launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}"  # (qa378: '1 passes')
-                     + (f", {format_seconds(kept)} of each the engine's bookkeeping" if kept > 0 else "")
+                     + (f", each with {format_seconds(kept)} of the engine's bookkeeping" if kept > 0 else "")
                      + f", c = {one / step_s:.3g} of a decode step"
                      + (f", {(one - kept) / step_s:.3g} for the drafter's pass alone" if kept > 0 else "") + ")")
         # (qa396: c of the pass and the engine's spec_per_draft_step read as the drafter's pass alone)
@@ -383,6 +382,18 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
                 "context, no pass of a drafter)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
+
+
+def _collective_latency_text(p: dict) -> str:
+    """'; each collective at least 7.5 us, sglang's allreduce_latency on this device', or where the group spans scale-up
+    domains and the scale-out link's latency is the larger, that one (qa397: the engine's 5 us said where 20 us was
+    paid); '' under an engine of none (ideal: the link's own)."""
+    engine_s = (p.get("engine_values") or {}).get("allreduce_latency_s") or 0.0
+    link_s = p.get("tp_scale_out_latency_s") or 0.0
+    if link_s > engine_s:
+        return (f"; each collective at least {format_seconds(link_s)}, the scale-out link's latency, the larger: "
+                f"{p['engine']}'s allreduce_latency ({format_seconds(engine_s)}) does not move it" if engine_s else "")
+    return f"; each collective at least {format_seconds(engine_s)}, {p['engine']}'s allreduce_latency on this device" if engine_s else ""
 
 
 def _other_ridges_text(p: dict) -> str:

@@ -271,7 +271,7 @@ def format_seconds(value_s: float) -> str:
     """Seconds at a readable scale: 0.0123 -> '12.3 ms'; below a nanosecond in ns (9e-10 -> '0.9 ns', qa395: '9e-10 s'
     beside '3.86 ns'), zero (and what is not a finite number) in s."""
     for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if abs(value_s) >= factor:
+        if abs(float(f"{value_s:.3g}")) >= factor:  # as printed: 0.99996 s is 1 s, not 1e+03 ms (qa397)
             return f"{value_s / factor:.3g} {unit}"
     return f"{value_s / 1e-9:.3g} ns" if value_s != 0 and value_s == value_s else f"{value_s:.3g} s"
 

@@ -219,6 +219,16 @@ def test_the_published_heldout_rows_report_every_row_and_the_targets(tmp_path, m
             and f"the median error is {100 * h['median_abs_error']:.1f}%" in readme)
     # the plot's title gives the share as the table does, one decimal (qa272: 47.5% titled '48%')
     assert f"within 15%: {100 * h['within_15pct']:.1f}% (ideal {100 * h['ideal']['within_15pct']:.1f}%)" in titles[0], titles
+    # qa395: each GPU family a group of its own, as ACCURACY.md's table gives them (the AMD rows' bias hid in the pool)
+    families = {name: pair["engine"]["rows"] for name, pair in summary["per_regime"].items()
+                if name in ("AMD Instinct", "NVIDIA Ampere", "NVIDIA Blackwell", "NVIDIA Hopper (or other)")}
+    assert sum(families.values()) == h["predicted"] and families["AMD Instinct"] == 19
+    table = pd.read_csv(tmp_path / "acc" / "accuracy.csv")
+    assert set(table.loc[table["hardware"].str.startswith("mi"), "family"]) == {"AMD Instinct"}
+    doc = (root / "docs" / "ACCURACY.md").read_text()
+    amd = summary["per_regime"]["AMD Instinct"]["engine"]
+    assert (f"| AMD Instinct | {amd['rows']} | {100 * amd['median_abs_error']:.1f}% | {100 * amd['p90_abs_error']:.1f}% | "
+            f"{100 * amd['within_15pct']:.1f}% |") in doc
 
 
 def eagle_speedups(engine=None):

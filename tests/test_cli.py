@@ -364,6 +364,9 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     code, _, err = roofline("hardware", "list")
     assert code == 2 and err.strip().startswith("error: command line: hardware: expected a command of `roofline` (predict, ")
     assert err.strip().endswith("found none of that name (did you mean hw?)"), err
+    code, _, err = roofline("hw", "")  # qa394: a script's empty $CMD said in click's words
+    assert code == 2 and err.strip().startswith("error: command line: expected a command of `roofline hw` (list, show, ")
+    assert err.strip().endswith("found an empty word"), err
     code, _, err = roofline("sweep")  # qa339: click's 'Missing argument' and 'Got unexpected extra argument(s)'
     assert code == 2 and err.strip() == ("error: command line: SCENARIO: expected a value for `roofline sweep`'s SCENARIO, "
                                          "found none (`roofline sweep --help` says it)"), err
@@ -739,3 +742,19 @@ def test_a_point_between_swept_batches_within_a_rounding_of_the_pick_says_how_mu
                        r"swept pick's cost\)$", out, re.M)
     assert code == 0 and picks and picks[0][0] == picks[0][1] and 0 < float(picks[0][2]) < 1, out[:1500]
     assert "% below the swept pick's cost" not in out.split("speculation  $")[0]  # plain's: $0.235 against $0.222, apart
+
+
+@pytest.mark.slow
+def test_a_reader_that_closes_stdout_early_gets_the_shells_sigpipe_code_not_cheapests_1():
+    """qa394: `roofline hw list | true` exited 1 in silence, the code `cheapest` gives where no row reaches the speed
+    asked; a script under pipefail could not tell the two apart. Now 141 (128 + SIGPIPE), as `yes | head` gives."""
+    import os
+
+    reader_gone = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "hw", "list"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, cwd=ROOT)
+    reader_gone.stdout.close()  # nobody reads: the first write meets a closed pipe
+    assert reader_gone.wait(timeout=60) == cli.SIGPIPE_EXIT == 141
+    assert reader_gone.stderr.read() == b""  # no traceback, no word: the reader chose to stop
+    whole = subprocess.run([sys.executable, str(ROOT / "cli.py"), "hw", "list"], stdout=subprocess.PIPE, cwd=ROOT,
+                           env={**os.environ})
+    assert whole.returncode == 0 and whole.stdout.count(b"\n") > 10

@@ -1854,3 +1854,21 @@ def test_a_price_whose_profile_is_gone_is_not_said_changed_since():
     assert prices_note(df.iloc[1:2], {"price_usd_per_hour": {"gone-gpu": 5.2}}) == (
         "priced at gone-gpu $5.20 a device-hour (as swept): prices of profiles no longer on the search path (above); a "
         "pick between devices moves with them")
+
+
+def test_a_frontier_may_not_replace_an_accuracy_or_validation_runs_own_table(tmp_path):
+    """qa394: `cheapest --out 'acc/accuracy.csv' --force` wrote frontier rows over an accuracy run's table, its
+    summary.json and marker left saying accuracy; refused as a sweep's own tables are. A new file there is fine."""
+    from roofline.errors import RooflineError
+    from roofline.frontier import check_frontier_out
+    from roofline.outputs import write_marker
+
+    for kind, table in (("accuracy", "accuracy.csv"), ("validation", "validation.csv"), ("sweep", "results.csv"),
+                        (None, "operators.csv")):  # a marker of a version before `kind:`: a sweep's
+        folder = tmp_path / str(kind)
+        folder.mkdir()
+        (folder / table).write_text("x\n1\n")
+        write_marker(folder, {table}, kind)
+        with pytest.raises(RooflineError, match=rf"{table} is an? .*'s own table: give the frontier another name"):
+            check_frontier_out(folder / table, force=True)
+        check_frontier_out(folder / "frontier.csv", force=True)  # beside them: joins the folder's list

@@ -484,6 +484,11 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")
     assert "(tp 2 over 48 GB/s a device, achievable)" in out  # the bare roofline: the link's own latency, no engine's
+    # qa397: a group over two nodes pays the scale-out link's latency where it is the larger: that one said
+    code, out, _ = roofline("predict", "--hardware", "h100-sxm", "--engine", "trtllm", "--model", "llama-3.1-405b", "--tp",
+                            "16", "--weight-dtype", "fp8", "--batch", "8", "--context", "2048")
+    assert ("each collective at least 20 us, the scale-out link's latency, the larger: trtllm's allreduce_latency (5 us) "
+            "does not move it)") in out
     code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--json")
     assert json.loads(out)["tp_link_bytes_per_s"] is None
     # qa264: a group over two nodes said the NIC's 48 GB/s as its link; inside a node it drives seven xGMI links

@@ -141,3 +141,29 @@ def test_ctrl_c_while_cli_py_loads_is_one_line_and_python_s_handler_is_back_for_
              "print(getattr(seen[0], '__name__', seen[0]), seen[1] is signal.SIG_IGN)\n")
     out = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "terminate True", out.stderr
+
+
+def test_matplotlib_gets_a_config_folder_of_its_own_where_homes_cannot_be_written(tmp_path, monkeypatch):
+    """qa394: under a read-only HOME matplotlib said two lines of its own and left /tmp/matplotlib-* behind each run;
+    the launcher gives it a temp folder (MPLCONFIGDIR, before the figure workers start) and removes it at the end."""
+    import os
+    from pathlib import Path
+
+    from roofline.launch import remove_matplotlib_config, writable_matplotlib_config
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the config folder's parent should be")
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(blocked))
+    writable_matplotlib_config()
+    made = Path(os.environ["MPLCONFIGDIR"])
+    assert made.is_dir() and made.name.startswith("roofline-matplotlib-")
+    remove_matplotlib_config()
+    assert not made.exists()
+    monkeypatch.delenv("MPLCONFIGDIR")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # writable: matplotlib's own, nothing made
+    writable_matplotlib_config()
+    assert "MPLCONFIGDIR" not in os.environ and (tmp_path / "config" / "matplotlib").is_dir()
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))  # the user's own: left alone
+    writable_matplotlib_config()
+    assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")

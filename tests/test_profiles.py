@@ -219,3 +219,15 @@ def test_a_profile_name_that_is_a_folder_is_said_so(tmp_path):
 
     with pytest.raises(RooflineError, match=r": expected a model profile file, found a folder$"):
         find_profile("model", str(tmp_path))
+
+
+def test_an_empty_home_is_read_as_an_unset_one_not_the_filesystems_root(monkeypatch):
+    """qa394: `HOME= roofline hw new zz --from h100-sxm` wrote /.config/roofline/zz.yaml."""
+    import pwd
+
+    monkeypatch.delenv("ROOFLINE_USER_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", "")
+    assert user_dir() == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".config" / "roofline"  # the account's, as unset
+    monkeypatch.setenv("HOME", "/somewhere/else")
+    assert user_dir() == Path("/somewhere/else/.config/roofline")

@@ -626,3 +626,25 @@ def test_the_opening_gives_each_section_s_answer_in_one_sentence_linked_to_it():
     page = _html(sections, {}, 1.0, ["An assumption."])
     assert '<a href="#a">Free until compute-bound</a>: Pays up to batch <code>64</code>.' in page
     assert page.index("In short") < page.index("An assumption.")
+
+
+def test_notes_on_the_tables_break_even_column_are_folded_below_the_warnings_a_finding_needs():
+    """qa398: a section's warnings outweighed its finding, most of them notes on tables/NAME.csv's break_even_batch
+    column; those fold into a <details> of their own, in the Markdown and the HTML, and the rest stay in sight."""
+    from roofline.report import Section, _html, _markdown
+
+    warned = ("a known miss of engine vllm: measured slower",
+              "break_even_batch is the sweep's last batch, 16, in 3 (config, context, alpha, k) cell(s) where ...",
+              "break_even_batch is the largest batch that fits (max_batch) in 2 cell(s) ...")
+    section = Section("be", "Free until compute-bound", "Text.", None, "c", "d", warned, "Short.")
+    md = _markdown([section], 1.0, [])
+    shown = md[md.index("Warnings from the sweep"):md.index("<details>")]
+    assert "- a known miss of engine vllm: measured slower" in shown and "break_even_batch" not in shown
+    folded = md[md.index("<details>"):md.index("</details>")]
+    assert "<summary>2 notes on the break_even_batch column of tables/be.csv (open)</summary>" in folded
+    assert folded.count("- break_even_batch is") == 2
+    page = _html([section], {}, 1.0, [])
+    assert '<details class="warnings"><summary>2 notes on the break_even_batch column of tables/be.csv (open)</summary>' in page
+    assert page.index("a known miss of engine vllm") < page.index("<details")
+    only_notes = Section("be", "T", "Text.", None, "c", "d", warned[1:], "Short.")
+    assert "Warnings from the sweep" not in _markdown([only_notes], 1.0, [])  # no empty list above the fold

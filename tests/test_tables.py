@@ -648,7 +648,7 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     l40s = load_engine("vllm").for_other_hardware(roofline.load_hardware("l40s"))
     assert kept == pytest.approx(l40s.spec_per_draft_step_s + 8 * l40s.spec_per_draft_step_per_sequence_s, rel=1e-12)
     assert line == (f"{format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_busy_time_s'])} "
-                    f"(4 passes of {format_seconds(one)}, {format_seconds(kept)} of each the engine's bookkeeping, "
+                    f"(4 passes of {format_seconds(one)}, each with {format_seconds(kept)} of the engine's bookkeeping, "
                     f"c = {one / vllm['step_time_s']:.3g} of a decode step, {(one - kept) / vllm['step_time_s']:.3g} for "
                     "the drafter's pass alone) + "
                     f"verify {format_seconds(spec['verify_busy_time_s'])} + link {format_seconds(spec['transfer_time_s'])} + "
@@ -659,10 +659,10 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
     one = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=1)  # qa378: '1 passes of'
-    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, [0-9.]+ [um]?s of each the engine's bookkeeping, c = ",
+    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, each with [0-9.]+ [um]?s of the engine's bookkeeping, c = ",
                      predict_table(one)), predict_table(one)
     two = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=2)
-    assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, [0-9.]+ [um]?s of each", predict_table(two)), predict_table(two)
+    assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, each with [0-9.]+ [um]?s of", predict_table(two)), predict_table(two)
     low = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.05, k=1)  # qa378: 'none', no why
     assert low["spec"]["break_even_batch"] is None and low["spec"]["speedup"] < 1
     assert "    break-even batch   none at k 1: speculation pays at no batch that fits\n" in predict_table(low)

@@ -34,6 +34,8 @@ def test_formatting_picks_a_readable_prefix():
     assert format_seconds(0.0123) == "12.3 ms"
     # qa395: an embedding's 9e-10 s printed in Python's exponent beside '3.86 ns'
     assert format_seconds(9e-10) == "0.9 ns" and format_seconds(3.86e-9) == "3.86 ns" and format_seconds(0.0) == "0 s"
+    # qa397: a value that rounds up to the next unit is said in it, not as '1e+03 ns'; NaN as itself
+    assert format_seconds(9.9996e-7) == "1 us" and format_seconds(0.99996) == "1 s" and format_seconds(float("nan")) == "nan s"
 
 
 @pytest.mark.parametrize("text, kind, expected", [
