@@ -1347,6 +1347,7 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
                 warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
 
 
+H100_EAGER_LAUNCH_S = 15.6e-6  # the shipped profiles' eager_launch: NVIDIA/Fuser issue 3507, a DGX H100 host (source)
 EAGER_LAUNCH_SAID_S = 1e-3  # an eager_launch above this is said as a unit slip (a kernel launch takes microseconds)
 EAGER_LAUNCH_LEAST_S = 0.5e-6  # and one below this, above 0 (qa329: 1e-9 s priced eager runs as graphs, unsaid)
 

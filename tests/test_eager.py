@@ -121,6 +121,11 @@ def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
     assert code == 0
     assert "launch-bound: run eagerly, its 2,019 kernels launched by the host take 31.5 ms" in out
     assert "eager launches       31.5 ms   (2,019 kernels x 15.6 us" in out
+    # qa395: the 15.6 us is an H100 host's CUDA launches, applied to an MI300X: said there, not on an H100
+    assert "vllm-eager's eager_launch, an H100 host's CUDA launches (its source): HIP's are not measured here:" in out
+    code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--engine",
+                            tmp_path / "vllm-eager.yaml")
+    assert code == 0 and "vllm-eager's eager_launch: " in out and "HIP" not in out
 
 
 @pytest.mark.slow
