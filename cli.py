@@ -852,18 +852,34 @@ def plot(
         typer.echo(missing)
 
 
-def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False) -> None:
+def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False,
+                    found: dict | None = None) -> None:
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
     the answer printed); into a sweep's own folder, so a later sweep --force may replace it. `ranked_by`: `serving`
-    where the speed and cost columns are a serving benchmark's (--serving: frontier.serving_view), else `decoding`."""
+    where the speed and cost columns are a serving benchmark's (--serving: frontier.serving_view), else `decoding`.
+    `found`: each kind's point computed now between the swept batches, which the command answers with: a row of its
+    own, `computed_now` true, and `answer` marks the row answered with of each kind (qa399: a plan exported from the
+    file took the dearer swept pick, the printed answer absent)."""
+    import pandas as pd
+
     from roofline.frontier import as_written, devices_in_use
     from roofline.outputs import add_to_marker
     from roofline.yamlio import write_text_atomic
 
+    found = {kind: row for kind, row in (found or {}).items() if row is not None}
     picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
-    frontier = as_written(frontier).assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)],
-                               devices_in_use=devices_in_use(frontier),  # qa268: the table's devices, a drafter's own too
-                               ranked_by="serving" if serving else "decoding")
+    pick = [(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)]
+    frontier = frontier.assign(pick=pick, computed_now=False,
+                               answer=[p and kind not in found for p, kind in zip(pick, frontier["decoding"])])
+    if found:
+        now = pd.DataFrame([row for row in found.values()]).assign(decoding=list(found), pick=False, computed_now=True,
+                                                                   answer=True)
+        # a sweep axis's figures, of the short sweep that computed the point, not of the table's: left empty
+        now = now.assign(**{c: None for c in ("best_k", "break_even_batch", "break_even_at_memory_limit",
+                                              "break_even_at_last_batch") if c in now})
+        frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
+    frontier = as_written(frontier).assign(devices_in_use=devices_in_use(frontier),  # qa268: a drafter's own device too
+                                           ranked_by="serving" if serving else "decoding")
     write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
     add_to_marker(out.parent, {out.name})
     typer.echo(str(out))
@@ -942,7 +958,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
     if out is not None:
-        _write_frontier(out, frontier, picks, force, serving)
+        _write_frontier(out, frontier, picks, force, serving, found)
     reached = any(row is not None for row in (picks or {}).values()) or bool(found)
     if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it' exited 0 (--out: the frontier, no pick)
         raise typer.Exit(1)

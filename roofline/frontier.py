@@ -1361,7 +1361,7 @@ FASTER_RATIO_MIN = 0.5  # a miss measured faster is said where the step it takes
 
 def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
                       refused: list[dict] | None = None, extra_dirs: tuple = (), refined: dict | None = None,
-                      meta: dict | None = None) -> list[str]:
+                      meta: dict | None = None, serving: bool = False) -> list[str]:
     """What size of a known miss (serving.known_misses_at, its `measured` direction given) would reverse cheapest's
     answer of a kind (qa309: DeepSeek-V3 on 8 MI300X under sglang at batch 16 led 8 H200 by 5%, inside its 11-35%
     miss, said nowhere). The answer is the point computed now between swept batches where `refined` has one (cheaper
@@ -1405,14 +1405,15 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         # (its k and alpha too: the points computed again are of them alone, qa316)
         if _missed(answer, "slower", extra_dirs, cache):
             other = next((row for _, row in rows.iterrows() if not _missed(row, "slower", extra_dirs, cache)), None)
-            alternative = (_refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
+            alternative = (_refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache,
+                                                serving)
                            if refined else None)  # (no batch computed now where --where chose the batches: qa314)
             unpriced = alternative is not None and bool(alternative.get("unpriced", False))
             if alternative is not None and not unpriced and (other is None or alternative[COST] < other[COST]):
                 other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
             ratio = float("nan")
             if other is not None:
-                batches, costs, speeds, every = _deployment_points(answer, kind, own, meta, extra_dirs, refused,
+                batches, costs, speeds, every = _deployment_points(answer, kind, own, meta, extra_dirs, refused, serving,
                                                                    int(answer["batch"]), bool(refined))
                 reach = speeds >= min_tokens_per_s_per_user
                 inside = _in_miss(answer, batches, "slower", extra_dirs, cache)  # a point outside the miss's batches
@@ -1442,7 +1443,8 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             first = group.iloc[0]
             if not _missed({**first.to_dict(), "batch": range(1, REFINE_POINTS_MAX + 1)}, "faster", extra_dirs, cache):
                 continue
-            batches, costs, speeds, every = _deployment_points(first, kind, group, meta, extra_dirs, refused, None, bool(refined))
+            batches, costs, speeds, every = _deployment_points(first, kind, group, meta, extra_dirs, refused, serving, None,
+                                                               bool(refined))
             inside = _in_miss(first, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
             ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
             if ratio == ratio and ratio < 1 and (best is None or ratio > best[0]):
@@ -1478,7 +1480,7 @@ def _in_miss(row: pd.Series, batches: np.ndarray, measured: str, extra_dirs: tup
 
 
 def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dict | None, extra_dirs: tuple, refused,
-                       upto: int | None, between: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+                       serving: bool, upto: int | None, between: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """(batches, costs, speeds, every) of `row`'s deployment at its context: at every batch from 1 to `upto` (None: the most
     that fit; REFINE_POINTS_MAX at most) computed again as refine does (_reproduced; costs at the table's prices, scaled
     by the row's), every True; not `between` (--where chose the batches: none computed between them, qa314), its
@@ -1493,8 +1495,8 @@ def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dic
         top = int(cap) if _is_number(cap) and cap == cap and cap > 0 else int(row["batch"])
     batches = sorted({*range(1, min(top, REFINE_POINTS_MAX) + 1), int(row["batch"])})
     try:
-        now = _reproduced(row, kind, speculative, meta, batches, extra_dirs, {})
-    except RooflineError:
+        now = _reproduced(row, kind, speculative, meta, batches, extra_dirs, {}, serving)  # (qa399: --serving's rows
+    except RooflineError:  # compared with decoding's, every serving config said not computed again)
         now = None
     if now is not None:
         at = now[now["batch"] == int(row["batch"])]
@@ -1512,7 +1514,7 @@ def _swept_points(row: pd.Series, swept: pd.DataFrame) -> tuple[np.ndarray, np.n
 
 
 def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tokens_per_s_per_user: float, refused,
-                         extra_dirs: tuple, meta: dict | None, cache: dict) -> pd.Series | None:
+                         extra_dirs: tuple, meta: dict | None, cache: dict, serving: bool = False) -> pd.Series | None:
     """The cheapest point of `kind` at a batch not swept (refine) among the table's rows of other deployments than the
     answer's (its hardware, model, engine, dtypes and layout), at its context, that no known miss measured slower
     matches; None where refine finds none cheaper than their swept rows; a Series of `unpriced` True where refine could
@@ -1533,7 +1535,7 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
     if rows.empty:
         return None
-    result = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {})
+    result = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta, serving).get(kind, {})
     found = result.get("row")
     if result.get("notes"):  # some gaps could not be priced: the cheapest other point is unknown (qa321, qa322: said
         return pd.Series({"unpriced": True})  # so even where refine found one among the rest)
@@ -1593,7 +1595,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
-    notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
+    notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta, serving)
     notes += [note] if (note := prices_note(pd.concat([frontier, _reachable(df, refused)]), meta, extra_dirs)) else []
     # (the devices of every reachable row: the price flip notes compare with them; qa377: h200 named there, not here)
     notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined, extra_dirs, serving)
