@@ -827,8 +827,8 @@ def plot(
     table holds a request's serving columns).
 
     Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another,
-    but for the roofline figure's context: operators.csv holds the first context swept only (a sweep with another
-    context first draws it there).
+    but for the roofline figure's context and verify pass: operators.csv holds the first context swept only (a sweep
+    with another context first draws it there) and the largest k swept's verify pass (said where --where asks another k).
     """
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table, table_gives_request
     from roofline.yamlio import check_text_table

@@ -695,6 +695,25 @@ def best_k_among(df):
     return df.assign(best_k=best.fillna(-1).astype(int))
 
 
+def _say_verify_k_held(ops, where: tuple, path) -> None:
+    """Warn where --where picks a k whose verify pass operators.csv does not hold (it holds the largest k swept's only):
+    the roofline figure draws that one (qa400: `--where k=3` titled the heatmap k = 3, the roofline's verify pass q = 6
+    unsaid)."""
+    from roofline.errors import warn
+
+    asked = [w.split("=", 1)[1].strip() for w in where if w.split("=", 1)[0].strip() == "k"]
+    if ops is None or not asked or "q" not in ops:
+        return
+    held = sorted({int(q) for q in ops.loc[ops["pass"] == "verify", "q"]})
+    try:
+        wanted = int(float(asked[-1])) + 1
+    except ValueError:
+        return
+    if held and wanted not in held:
+        warn(f"{path}: --where k={asked[-1]}: the roofline figure draws the verify pass at q = {held[-1]} (k = {held[-1] - 1}), "
+             "the one operators.csv holds (the largest k swept); the other figures are at the k asked")
+
+
 def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",),
                     pool: FigurePool | None = None, where: tuple[str, ...] = (), extra_dirs: tuple = ()) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
@@ -759,6 +778,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         ops = select_rows(ops, tuple(where), str(folder / "operators.csv"), strict=False)  # the same selection
         ops = ops.merge(df[[c for c in ("hardware", "model") if c in ops]].drop_duplicates())  # the selected rows' devices
         ops = ops if len(ops) else None  # nothing of the selection was tabled per operator: no roofline figure
+        _say_verify_k_held(ops, where, path)
     from roofline.frontier import JSON_MAX_BYTES, checked_meta, table_json
 
     # the file cheapest reads too (qa263: a report's tables/scenario.json, another scenario's, titled this table's

@@ -1169,6 +1169,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     marker = {"decode": "o", "verify": "^"}
     shown, labels, larges = [], [], []
     top_dtypes, lower_roofs = set(), {}  # the dtype of each panel's highest roof; {dtype: operators} of the lower ones
+    drawn_batches: set[int] = set()  # every panel's batches drawn: one where a selection (--where batch=) left one
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
         if "compute_dtype" not in sub.columns:  # an operators table written before it had one: its ceilings were the main GEMM's
@@ -1186,6 +1187,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
                                     for rows in (fitting, fitting if spec_fitting is None else spec_fitting))
         large = fit_batches[-1] if len(fit_batches) else batches[-1]
         chosen = [batches[0]] + ([large] if large != batches[0] else [])
+        drawn_batches.update(int(b) for b in chosen)
         larges += [(ax, large, bool(np.isin(large, fit_batches)))] if len(chosen) > 1 else []
         pts = sub[sub["batch"].isin(chosen)]
         intensity = pts["flops"] / pts["bytes"]
@@ -1194,13 +1196,24 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         x = np.logspace(np.log10(x_lo), np.log10(x_hi), 200)
         ax.plot(x, np.minimum(peak, bw * x) / 1e12, color="k", lw=1.8, label="peak roof")
         ax.plot(x, np.minimum(ceil, mbw * x) / 1e12, color="k", lw=1.2, ls="--", label="derated (achievable) roof")
-        for lower, g in pts[~np.isclose(pts["peak_flops_per_s"], peak, rtol=1e-6)].groupby("peak_flops_per_s"):
+        slower = pts[~np.isclose(pts["peak_flops_per_s"], peak, rtol=1e-6)]
+        for lower, g in slower.groupby("peak_flops_per_s"):
             ax.plot(x, np.minimum(lower, bw * x) / 1e12, color="0.35", lw=1.0, ls="-.", zorder=2)  # operators of a slower dtype
             lower_roofs.setdefault(g["compute_dtype"].iloc[0], set()).update(g["operator"])
+            # its derated roof and ridge, which its operators are bound against (qa400: an fp8 model's bf16 lm_head at
+            # 240 FLOP/B, compute-bound past bf16's 194, read as memory-bound left of the fp8 ridge lines alone)
+            low_ceil, low_mbw = g["compute_ceiling_flops_per_s"].iloc[0], g["memory_ceiling_bytes_per_s"].iloc[0]
+            ax.plot(x, np.minimum(low_ceil, low_mbw * x) / 1e12, color="0.35", lw=0.9, ls=":", zorder=2)
+            ax.plot([low_ceil / low_mbw] * 2, [1e-30, low_ceil / 1e12], color="0.55", lw=0.7, ls=":", zorder=2)
+            ax.plot([low_ceil / low_mbw], [low_ceil / 1e12], "D", color="0.35", ms=3.5, zorder=5)
+            ax.annotate(f"{g['compute_dtype'].iloc[0]} derated ridge {low_ceil / low_mbw:,.0f} FLOP/B",
+                        (low_ceil / low_mbw, 0.03), xycoords=("data", "axes fraction"), xytext=(-3, 0),
+                        textcoords="offset points", rotation=90, fontsize=7, color="0.35", ha="right", va="bottom")
         for ridge_x, ridge_y, ls, side, text in ((peak / bw, peak, "-", 1, "peak"), (ceil / mbw, ceil, "--", -1, "derated")):
             ax.plot([ridge_x, ridge_x], [1e-30, ridge_y / 1e12], color="0.4", lw=0.8, ls=ls, zorder=2)
             ax.plot([ridge_x], [ridge_y / 1e12], "D", color="k", ms=4, zorder=5)
-            ax.annotate(f"{text} ridge {ridge_x:,.0f} FLOP/B", (ridge_x, 0.03), xycoords=("data", "axes fraction"),
+            whose = f"{c['compute_dtype']} " if len(slower) and c["compute_dtype"] else ""  # beside another dtype's
+            ax.annotate(f"{whose}{text} ridge {ridge_x:,.0f} FLOP/B", (ridge_x, 0.03), xycoords=("data", "axes fraction"),
                         xytext=(3 * side, 0), textcoords="offset points", rotation=90, fontsize=7, color="0.25",
                         ha="left" if side > 0 else "right", va="bottom")
         for (pass_name, batch), g in pts.groupby(["pass", "batch"], sort=True):
@@ -1234,6 +1247,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         shown_ops = [op for op in op_names if op in names]
         handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.",
                               label=f"{dtype or 'lower'} peak roof\n({', '.join(shown_ops)})"))
+        handles.append(Line2D([], [], color="0.35", lw=0.9, ls=":", label=f"{dtype or 'lower'} derated roof"))
     if len({large for _, large, _ in larges}) > 1 or (len(larges) > 1 and len({fits for _, _, fits in larges}) > 1):  # differs
         # by panel, or in one it does not fit (qa225: an L4 panel where nothing fits drawn as one that does): each says
         for ax, large, fits in larges:
@@ -1267,7 +1281,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     fig.legend(handles=handles, loc="outside right center", title="operators and passes")
     what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")
     what += ": operators of one decode step" + (" and one verify pass" if speculate else " (no speculation)")
-    what += ", at the smallest batch and the largest swept that fits in memory"  # (qa208: not the largest that fits)
+    what += (", at the smallest batch and the largest swept that fits in memory" if len(drawn_batches) != 1 else  # (qa208)
+             f", at batch {int(next(iter(drawn_batches))):,}, the one drawn")  # (qa400: `--where batch=64` said both)
     if "pp" in ops and (pd.to_numeric(ops["pp"], errors="coerce") > 1).any():  # (qa245: read as the whole batch's)
         what += "\nunder pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences"
     _title(fig, what, title_meta, models, _memory_note(df, _join(note, placed) if placed else note), gains=False)

@@ -393,7 +393,7 @@ def _html(sections: list[Section], images: dict, seconds: float, assumptions: li
            "scenario's results table (in <code>tables/</code>), so it changes when the model, a profile or a scenario does. "
            f"{len(sections)} scenario{'s' if len(sections) != 1 else ''}, computed and drawn in {seconds:.1f} s.</p>",
            ]
-    if len(sections) > 1:  # a figure is wider than a phone: it scrolls sideways (div.figure) at a readable size
+    if len(sections) > 1:  # each section's answer, linked (a report of one section goes straight to it)
         out.append(f"<nav><p><strong>In short</strong> ({_inline(IN_SHORT)})</p><ol>" + "".join(
             f'<li><a href="#{html.escape(s.name)}">{html.escape(s.title)}</a>: {_inline(s.headline)}</li>' for s in sections)
                    + "</ol></nav>")

@@ -493,3 +493,31 @@ def _running_in_group(group: int) -> list[int]:
         if int(fields[2]) == group and fields[0] != "Z":
             running.append(int(stat.parent.name))
     return [pid for pid in running if pid != os.getpid()]
+
+
+@pytest.mark.slow
+def test_plot_where_k_says_the_roofline_verify_pass_stays_the_largest_ks_and_one_batch_is_titled_so(roofline, tmp_path,
+                                                                                                    monkeypatch):
+    """qa400: `plot --where k=3` titled the heatmap k = 3 while the roofline figure drew q = 6 (k = 5), unsaid; and
+    `--where batch=64` drew one batch under a title of the smallest and the largest."""
+    from roofline.errors import RooflineWarning
+    from roofline.plots import PLOTTERS
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [1, 8, 64]\n  context: [1024]\n  k: [1, 3, 5]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    seen = {}
+    monkeypatch.setattr(plot_jobs, "standard_plots",
+                        lambda df, ops, meta, out_dir, formats=("png",), workers=None, pool=None: seen.update(df=df, ops=ops, meta=meta) or [])
+    with pytest.warns(RooflineWarning, match=r"--where k=3: the roofline figure draws the verify pass at q = 6 \(k = 5\)"):
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "o", where=("k=3",))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "p", where=("k=5",))  # the one it holds: nothing to say
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("batch=64",))
+    fig = PLOTTERS["roofline"](seen["df"], seen["ops"], seen["meta"])
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "at batch 64, the one drawn" in title and "smallest batch" not in title

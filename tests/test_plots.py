@@ -843,6 +843,14 @@ def test_a_quantised_roofline_draws_the_bf16_roof_of_the_unquantised_operators_i
     assert "peak roof (fp8 operators)" in legend and any(text.startswith("bf16 peak roof") for text in legend)
     (wide,) = [text for text in legend if text.startswith("bf16 peak roof")]
     assert wide == "bf16 peak roof\n(attention, norms, lm_head)"  # the drawn operators only: no router on a dense model, no FLOP-less embedding
+    # qa400: its derated roof and ridge too, which the bf16 operators are bound against, each ridge named by its dtype
+    (derated,) = [line for line in ax.get_lines() if line.get_linestyle() == ":" and len(line.get_xdata()) > 2]
+    h100 = ops.drop_duplicates("compute_dtype").set_index("compute_dtype")
+    assert np.isclose(np.max(derated.get_ydata()), h100.loc["bf16", "compute_ceiling_flops_per_s"] / 1e12, rtol=1e-6)
+    ridge = h100.loc["bf16", "compute_ceiling_flops_per_s"] / h100.loc["bf16", "memory_ceiling_bytes_per_s"]
+    texts = [t.get_text() for t in ax.texts]
+    assert f"bf16 derated ridge {ridge:,.0f} FLOP/B" in texts and any(t.startswith("fp8 derated ridge ") for t in texts)
+    assert "bf16 derated roof" in legend
     df, ops, meta = _meta_of({**SMALL, "model": "qwen3-30b-a3b", "weight_dtype": "fp8",
                               "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
     legend = [t.get_text() for t in _figure("roofline", df, ops, meta).legends[0].get_texts()]
