@@ -1748,12 +1748,15 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         return None
     fig, panels, models, note, meta, speculate, alphas, alpha_note, color, dots, depth = _batch_line_frames(df, meta)
     best_name = depth or "best k"
+    on_base = []  # the alphas drawn at a best k of 0 somewhere: on the no-speculation line there, hidden (qa400)
     for ax, sub, fit, base in _fitting_panels(panels):
         best = _ranked_points(fit)
         drafts = fit[fit["k"] > 0]  # a batch where no k >= 1 fits ends the line: its best k 0 would sit on the baseline
         for a in alphas if speculate else ():
             g = best[same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
             g = g[g["batch"].isin(drafts.loc[same_alpha(drafts["alpha"], a), "batch"])]
+            if (g["k"] == 0).any() and a not in on_base:
+                on_base.append(a)
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots or len(g) == 1 else "-", color=color[a], ms=3.5, lw=1.5,
                     label=f"{_alpha_label(a, meta)}, {best_name}")
         ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots or len(base) == 1 else "--", color="k", ms=3.5, lw=1.8,
@@ -1768,7 +1771,9 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     what = (f"Throughput vs batch size, with speculation ({best_name}{'' if meta.get('tree_nodes') else ' per point'}) and "
             "without") if speculate else \
         "Throughput vs batch size (no speculation)"
-    _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
+    hidden = (f"{', '.join(_alpha_label(a, meta) for a in on_base)} on the no-speculation line where {best_name} is 0 "
+              "(speculation does not pay there)" if on_base and not depth else "")
+    _title(fig, what, meta, models, _join(note, alpha_note if speculate else "", hidden))
     return fig
 
 

@@ -1760,3 +1760,16 @@ def test_a_figure_of_several_engines_draws_a_serving_engine_before_ideal():
     unfit = rows.assign(fits_in_memory=rows["engine"] == "ideal")  # vllm fitting nowhere: ideal's drawn
     by, keys, note = plots._panels(unfit, ("hardware", "model", "context"), {})
     assert {key[by.index("engine")] for key in keys} == {"ideal"}, (keys, note)
+
+
+def test_a_throughput_line_on_the_no_speculation_line_where_its_best_k_is_0_is_said():
+    """qa400: an alpha whose best k is 0 (speculation loses) lies on the dashed no-speculation line there, hidden, with
+    no word; the title says which alpha, and nothing where every best k drafts."""
+    data = {**SMALL, "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+            "axes": {"batch": [1, 8, 64, 128], "context": [2048], "k": [0, 2, 4], "alpha": [0.2, 0.9]}}
+    df, ops, meta = _meta_of(data)
+    assert (df[df["alpha"] == 0.2]["best_k"] == 0).any() and (df[df["alpha"] == 0.9]["best_k"] > 0).all()
+    title = _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "α = 0.2 on the no-speculation line where best k is 0 (speculation does not pay there)" in title
+    df, ops, meta = _meta_of({**data, "axes": {**data["axes"], "alpha": [0.9]}})
+    assert "no-speculation line where" not in _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text()
