@@ -497,11 +497,18 @@ def models_import(
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
     # --published-active-params: the option's name until session 14, kept working (hidden: two names cut the help at 80 columns)
     published_active_params = published_active_params if published_active_params is not None else old_published_active
+    import shlex
+
     from roofline.hfimport import import_hf_config
     from roofline.profiles import user_dir
 
+    given = [("--display-name", display_name), ("--published-params", published_params),
+             ("--published-active", published_active_params), ("--source", source), ("--tokenizer", tokenizer)]
+    command = " ".join(["roofline models import", shlex.quote(config.name), "--name", shlex.quote(name),  # every option
+                        *(f"{flag} {shlex.quote(f'{value:g}'.replace('e+0', 'e').replace('e+', 'e') if isinstance(value, float) else str(value))}"  # (qa403: the
+                          for flag, value in given if value is not None)])  # folder and options were dropped)
     path, line = import_hf_config(config, name, dir_ if dir_ is not None else user_dir(), force,
-                                  command=f"roofline models import {config.name} --name {name}",
+                                  command=command,
                                   published_params=published_params, published_active_params=published_active_params,
                                   source=source or "", display_name=display_name, tokenizer=tokenizer or "")
     typer.echo(f"wrote {path}: {line}")

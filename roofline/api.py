@@ -932,6 +932,14 @@ def predict(
         # at k 0 nothing is drafted: what a drafter does is the best-k search's (qa288: an overlap said not to apply)
         out["warnings"] += [f"at k 0 (for the best-k search): {n}" for n in drafter_notes] if k == 0 else drafter_notes
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
+        # Leviathan et al.'s c, as predict's iteration line prints it (qa402: in the text only): a draft pass over the
+        # plain decode step, the engine's bookkeeping a draft step within it, and the drafter's pass alone; None where
+        # nothing is drafted by a pass (k 0, n-gram lookup) or Medusa's heads run in one
+        one_s = (out["spec"]["draft_time_s"] / k if speculates(method, k) and method != "medusa"
+                 and out["spec"]["draft_busy_time_s"] > 0 else None)
+        out["spec"]["draft_cost_ratio"] = None if one_s is None else one_s / out["step_time_s"]
+        out["spec"]["draft_pass_cost_ratio"] = (None if one_s is None else
+                                                (one_s - out["spec"]["draft_bookkeeping_time_s"] / k) / out["step_time_s"])
         # as a sweep's column of that name: over the target's devices and a drafter's own while it drafts (qa364: the
         # top level's, plain decoding's, was read beside the sweep's)
         out["spec"]["tokens_per_s_per_device"] = out["spec"]["tokens_per_s"] / (
@@ -1011,9 +1019,13 @@ def predict(
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")
         if tree_nodes is not None and not k_given:  # qa207: a 25-node tree of depth 5 ran at 4, in silence
-            out["warnings"].append(f"tree of {tree_nodes} node{'s' if tree_nodes != 1 else ''} at depth k = {k}, the default ({K_DEFAULT}, at most the nodes): "
-                                   "give k, the tree's depth (each draft step widens the tree, so its draft time and the "
-                                   "drafter's passes depend on it)")
+            out["warnings"].append(
+                f"tree of {tree_nodes} node{'s' if tree_nodes != 1 else ''} at {'k = ' + str(k) + ' heads' if method == 'medusa' else 'depth k = ' + str(k)}, "
+                f"the default ({K_DEFAULT}, at most the nodes): " + (
+                    "give k, Medusa's heads (its one draft pass runs every head: its cost and the drafter's memory depend "
+                    "on them)" if method == "medusa" else  # (qa402: said as a depth)
+                    "give k, the tree's depth (each draft step widens the tree, so its draft time and the drafter's "
+                    "passes depend on it)"))
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding; " + (
                 "the tree given is not used (a tree's tau holds at its depth alone: no best k is searched)"

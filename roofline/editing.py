@@ -1308,6 +1308,11 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         shown = str(doc["display_name"])
         if graphs:  # set back to true, the copy's name no longer says eager (qa328)
             shown = shown.replace(EAGER_NAMED, "")
+        costs = [value for keys, value in pairs if keys == ["costs_from"]] if kind == "engine" else []
+        if costs:  # (qa403: 'costs of vllm' kept in the name of a copy whose costs are another's, or its own)
+            taken = costs[-1]
+            shown = re.sub(r"(;\s*)?costs of [^);,]+", (lambda m: f"{m.group(1) or ''}costs of {Path(str(taken)).stem}")
+                           if taken else "", shown)
         doc["display_name"] = f"{name} (copy of {shown}" + (EAGER_NAMED if graphs and graphs[-1] is False else "") + ")"
     set_here = {".".join(keys) for keys, _ in pairs}
     if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
@@ -1509,7 +1514,7 @@ def _takers(kind: str, path: Path, extra_dirs: tuple) -> list[tuple[Path, str, s
                 continue
             for field in fields:
                 values = data.get(field)
-                folders = (found.parent,) if other_kind == "scenario" else ()  # costs_from: from the working folder
+                folders = (found.parent,)  # a path beside the profile first, as load_scenario and load_engine read it (qa403)
                 broken = _field_breaks(kind, extra_dirs, now, after, gone, deleted,
                                        values if isinstance(values, list) else [values], folders)
                 if broken is not None:

@@ -1873,7 +1873,7 @@ def _refuse_cell(df: pd.DataFrame, column: str, bad, where: str, expected: str) 
 # the tables each kind of output folder writes of its own (outputs' marker `kind:`), which a frontier must not replace;
 # a folder whose marker names no kind (an older version's) is taken for a sweep's
 OWN_TABLES = {"sweep": ("results.csv", "operators.csv"), "plot": ("results.csv", "operators.csv"),
-              "accuracy": ("accuracy.csv",), "validation": ("validation.csv",)}
+              "accuracy": ("accuracy.csv",), "validation": ("validation.csv",), "report": ()}  # (a report's: tables/)
 
 
 def _article_of(word: str) -> str:

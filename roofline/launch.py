@@ -15,6 +15,7 @@ import signal
 import sys
 
 DRAWING_COMMANDS = ("sweep", "plot")
+MATPLOTLIB_COMMANDS = ("sweep", "plot", "report", "accuracy", "validate", "calibrate", "bench")  # those that import it
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -98,12 +99,16 @@ def writable_matplotlib_config() -> None:
     import tempfile
     from pathlib import Path
 
-    if os.environ.get("MPLCONFIGDIR"):
-        return
-    target = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "matplotlib"
+    from roofline.profiles import home
+
+    if os.environ.get("MPLCONFIGDIR") or command_of(sys.argv[1:]) not in MATPLOTLIB_COMMANDS:  # (qa401: `hw list` made
+        return  # ~/.config/matplotlib)
+    target = Path(os.environ.get("XDG_CONFIG_HOME") or home() / ".config") / "matplotlib"  # (qa401: HOME= made /.config)
     try:
         target.mkdir(parents=True, exist_ok=True)
         tempfile.NamedTemporaryFile(dir=target).close()  # written to know: root passes os.access on a read-only mount
+        if not os.environ.get("XDG_CONFIG_HOME") and Path.home() != home():  # HOME set empty: matplotlib's own is /.config
+            os.environ["MPLCONFIGDIR"] = str(target)
     except OSError:
         _MATPLOTLIB_CONFIG["made"] = os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(prefix="roofline-matplotlib-")
 

@@ -118,11 +118,11 @@ def user_dir() -> Path:
         return Path(os.environ["ROOFLINE_USER_DIR"])
     if sys.platform == "win32" and os.environ.get("APPDATA"):
         return Path(os.environ["APPDATA"]) / "roofline"
-    base = os.environ.get("XDG_CONFIG_HOME") or str(_home() / ".config")
+    base = os.environ.get("XDG_CONFIG_HOME") or str(home() / ".config")
     return Path(base) / "roofline"
 
 
-def _home() -> Path:
+def home() -> Path:
     """The user's home: HOME, or where HOME is set empty the account's own (qa394: `HOME= roofline hw new` wrote
     /.config/roofline, at the filesystem's root), as an unset HOME is read."""
     if os.environ.get("HOME") or sys.platform == "win32":

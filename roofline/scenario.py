@@ -615,8 +615,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                  f"{' ...' if len(off) > 4 else ''} price its steps there (leave axes.context out to sweep at {mean_context:,}, "
                  "a benchmark's mean context)")
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
-        warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
-             "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")
+        medusa = tuple(methods) == ("medusa",)  # its k is its heads, one pass (qa402: said as a depth)
+        warn(f"{where}: tree: {tree_nodes} nodes at {'k = ' if medusa else 'depth k = '}{int(axes['k'][0])}"
+             f"{' heads' if medusa else ''}, the default ({K_DEFAULT}, at most the nodes): "
+             + ("give axes.k, Medusa's heads (its one draft pass runs every head: its cost depends on them)" if medusa else
+                "give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)"))
     repeats = len(axes["k"]) * len(axes["alpha"])
     if "none" in methods and len(methods) > 1 and not method_by_model and repeats > 1:  # qa205: 90 of 180 rows copies
         warn(f"{where}: method: none beside {', '.join(m for m in methods if m != 'none')}: plain decoding's rows repeat "

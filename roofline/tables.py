@@ -183,7 +183,7 @@ def predict_table(point: dict) -> str:
             f"  speculation: {spec['method']}  k {spec['k']}" + (f"  {given}" if drafts else "  (nothing drafted: plain decoding)")
             + (f"  ({spec['acceptance_source']})" if drafts and spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
-            f"    iteration          {_iteration_text(spec, p['step_time_s'])}",
+            f"    iteration          {_iteration_text(spec)}",
             f"    verify pass        {_verify_text(spec, p)}",
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}   ({_rate(spec['tokens_per_s_per_device'])} per device"
@@ -367,13 +367,13 @@ def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: flo
         " (the drafter's device included)" if drafter else "")
 
 
-def _iteration_text(spec: dict, step_s: float | None = None) -> str:
+def _iteration_text(spec: dict) -> str:
     """The iteration time as the sum it is: draft + verify + the parts beside them, each named where it is not zero
     (qa186: one 'other' held both): the link round trip to a drafter on another device, and the engine's bookkeeping
     an iteration (its spec_per_iteration and spec_per_iteration_per_sequence: rejection sampling, KV bookkeeping). With
     a draft model overlapped, the first term is the larger of the two devices' busy times (two half batches each, one
     drafted while the other is verified). A drafter of k passes says one pass and c, a pass over the plain decode step
-    `step_s` (the c of Leviathan et al.'s speedup; qa374: a researcher divided by k)."""
+    (spec's draft_cost_ratio, the c of Leviathan et al.'s speedup; qa374: a researcher divided by k)."""
     if spec["k"] == 0:  # qa215: 'draft 0 s + verify' beside 'verify pass none (k 0: plain decoding)'
         return f"{format_seconds(spec['iteration_time_s'])} = one decode step (k 0: nothing drafted or verified)"
     draft, verify = format_seconds(spec["draft_busy_time_s"]), format_seconds(spec["verify_busy_time_s"])
@@ -383,13 +383,13 @@ def _iteration_text(spec: dict, step_s: float | None = None) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft busy {draft}, verify busy {verify}){rest}"  # qa286:
                 "  (each device busy with two half batches: one drafted while the other is verified)")  # read as the passes
     launched = " (its eager passes launch-bound)" if spec.get("draft_launch_bound") else ""  # qa326: unsaid
-    if spec["draft_time_s"] > 0 and spec["method"] != "medusa" and step_s:  # Medusa's k heads run in one pass
+    if spec.get("draft_cost_ratio") is not None:  # api.predict's c (None for Medusa's k heads in one pass, n-gram)
         one = spec["draft_time_s"] / spec["k"]
         kept = spec.get("draft_bookkeeping_time_s", 0.0) / spec["k"]  # the engine's bookkeeping a draft step, within `one`
         launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}"  # (qa378: '1 passes')
                      + (f", each with {format_seconds(kept)} of the engine's bookkeeping" if kept > 0 else "")
-                     + f", c = {one / step_s:.3g} of a decode step"
-                     + (f", {(one - kept) / step_s:.3g} for the drafter's pass alone" if kept > 0 else "") + ")")
+                     + f", c = {spec['draft_cost_ratio']:.3g} of a decode step"
+                     + (f", {spec['draft_pass_cost_ratio']:.3g} for the drafter's pass alone" if kept > 0 else "") + ")")
         # (qa396: c of the pass and the engine's spec_per_draft_step read as the drafter's pass alone)
     if spec["draft_busy_time_s"] == 0:  # n-gram lookup: no device pass to time (qa374: 'draft 0 s' beside ms)
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "

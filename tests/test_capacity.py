@@ -267,6 +267,18 @@ def test_a_free_share_with_no_memory_beside_the_weights_says_so():
 
 
 @pytest.mark.slow
+def test_a_reserve_above_the_engines_share_is_said_as_no_memory_not_a_negative_share():
+    """qa402: SGLang at attention DP 64 printed 'sglang's -1.373, the share it logs' (its reserve, 189 GB, past 0.835 of
+    85.5 GB): no server logs a negative share; said as no memory left, and how to give the layout a larger one."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "deepseek-v3", 2048, 1024, tp=4, dp_attention=64, ep=256, engine="sglang")
+    assert not p["fits_in_memory"] and p["usable_memory_bytes"] == 0
+    assert p["usable_memory_text"].startswith("no memory left: the layout's reserve, ") and "-1." not in p["usable_memory_text"]
+    assert "is more than sglang's 0.835 of 85.5 GB" in p["usable_memory_text"] and "--set memory_fraction=" in p["usable_memory_text"]
+
+
+@pytest.mark.slow
 def test_a_batch_above_vllms_default_max_num_seqs_is_said():
     """vLLM runs at most max_num_seqs sequences at once (1024 by default, 256 on a device under 70 GiB or an A100:
     the profile's sampler_sequences); a batch above it was priced as if it ran, without a word."""

@@ -3,6 +3,7 @@ K x eager_launch (engine.launch_floor_s), hand-counted here; the profile field, 
 
 import warnings
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -126,6 +127,14 @@ def test_predict_says_a_launch_bound_step_and_its_launches(tmp_path, roofline):
     code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--engine",
                             tmp_path / "vllm-eager.yaml")
     assert code == 0 and "vllm-eager's eager_launch: " in out and "HIP" not in out
+    from roofline.serving import load_engine
+
+    own = Path(load_engine("vllm").path).read_text().replace("eager_launch: 15.6 us", "eager_launch: 20 us")
+    assert "eager_launch: 20 us" in own  # a figure of one's own: not called the H100's (qa401)
+    (tmp_path / "amd-eager.yaml").write_text(own.replace("name: vllm\n", "name: amd-eager\n", 1) + "graphs: false\n")
+    code, out, err = roofline("predict", "--model", "llama-3.1-405b", "--hardware", "mi300x", "--tp", "8", "--weight-dtype",
+                              "fp8", "--batch", "4", "--engine", tmp_path / "amd-eager.yaml")
+    assert code == 0 and "x 20 us, amd-eager's eager_launch: " in out and "HIP" not in out, err
 
 
 @pytest.mark.slow

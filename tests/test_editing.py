@@ -2685,3 +2685,37 @@ def test_a_hardware_number_changed_in_the_editor_without_a_source_is_said_as_set
     assert code == 0 and f"warning: {path}: step_overhead set with no source: add where it comes from to the file's notes" in err, err
     code, _, err = roofline("hw", "edit", "ed-gpu")
     assert code == 0 and "set with no source" not in err and path.read_text() == sourced, err
+
+
+@pytest.mark.slow
+def test_an_engine_whose_costs_another_takes_by_a_path_beside_it_is_not_removed_from_another_folder(roofline, tmp_path,
+                                                                                                     monkeypatch):
+    """qa403: `costs_from: my-vllm.yaml`, a path beside the taker, loads from the user folder; `engines remove my-vllm`
+    run from any other folder removed it without --force (the path was looked for from the working folder only), and
+    every later command failed on the taker."""
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(user))
+    assert roofline("engines", "new", "my-vllm", "--from", "vllm")[0] == 0
+    (user / "cf.yaml").write_text("type: engine\nname: cf\nsource: s\ncosts_from: my-vllm.yaml\n")
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert roofline("engines", "show", "cf")[0] == 0  # it loads: the path beside it
+    code, _, err = roofline("engines", "remove", "my-vllm")
+    assert code == 2 and "cf.yaml takes its costs from it (costs_from: my-vllm.yaml)" in err and (user / "my-vllm.yaml").exists(), err
+
+
+@pytest.mark.slow
+def test_a_copys_name_follows_the_costs_it_takes(roofline, tmp_path, monkeypatch):
+    """qa403: `engines new cf --from vllm-v0 --set costs_from=my-vllm2` kept '... costs of vllm)' in its name, and a copy
+    with costs_from=null (costs of its own, zero) too."""
+    import yaml
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "myv", "--from", "vllm")[0] == 0
+    assert roofline("engines", "new", "cf", "--from", "vllm-v0", "--set", "costs_from=myv")[0] == 0
+    assert roofline("engines", "new", "cfn", "--from", "vllm-v0", "--set", "costs_from=null")[0] == 0
+    named = {n: yaml.safe_load((tmp_path / f"{n}.yaml").read_text())["display_name"] for n in ("cf", "cfn")}
+    assert named["cf"].endswith("graphs; costs of myv))") and "costs of vllm" not in named["cf"], named
+    assert "costs of" not in named["cfn"] and named["cfn"].endswith("CUDA / HIP graphs))"), named

@@ -2265,6 +2265,7 @@ def test_a_finding_without_a_headline_is_summed_up_by_its_first_sentence():
     assert headline(Finding("t", "Loses at batch 1 to 3 and α 0.3 to 0.5. k = 8, the largest swept.")) == (
         "Loses at batch 1 to 3 and α 0.3 to 0.5.")  # qa397: a sentence that opens in lower case
     assert headline(Finding("t", "Pays, i.e. 16 × q tokens. More.")) == "Pays, i.e. 16 × q tokens."
+    assert headline(Finding("t", "Pays, e.g. 16 tokens. More.")) == "Pays, e.g. 16 tokens."  # (qa401's survivor)
 
 
 def test_the_break_even_headline_counts_the_gpus_inside_the_sweep_capped_by_memory_and_never_paying():
@@ -2283,6 +2284,9 @@ def test_the_break_even_headline_counts_the_gpus_inside_the_sweep_capped_by_memo
     assert _break_even_span(swept, {}) == ("up to batch 270 on 1 of the 4 GPUs; on b200 and mi300x to at least 4,096, the "
                                            "largest batches swept; on 1 at no batch that fits")
     assert _break_even_span(swept.iloc[[1, 1, 1]], {}) == "to at least the largest batch swept on every GPU"
+    # qa401: a GPU where not one batch fits is said once, as no batch, not also as censored
+    nothing = pd.DataFrame({"break_even_batch": [0], "censored": [True], "largest_fitting_batch": [np.nan]})
+    assert _break_even_span(nothing, {}) == "on 1 at no batch that fits"
 
 
 def test_q_span_says_a_width_at_the_largest_q_swept_as_a_lower_bound():

@@ -489,6 +489,9 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
                             "16", "--weight-dtype", "fp8", "--batch", "8", "--context", "2048")
     assert ("each collective at least 20 us, the scale-out link's latency, the larger: trtllm's allreduce_latency (5 us) "
             "does not move it)") in out
+    code, out, _ = roofline("predict", "--hardware", "h100-sxm", "--engine", "ideal", "--model", "llama-3.1-405b", "--tp",
+                            "16", "--weight-dtype", "fp8", "--batch", "8", "--context", "2048")
+    assert code == 0 and "allreduce_latency" not in out  # the bare roofline: no engine's latency to name (qa401)
     code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--json")
     assert json.loads(out)["tp_link_bytes_per_s"] is None
     # qa264: a group over two nodes said the NIC's 48 GB/s as its link; inside a node it drives seven xGMI links

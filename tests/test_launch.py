@@ -147,10 +147,12 @@ def test_matplotlib_gets_a_config_folder_of_its_own_where_homes_cannot_be_writte
     """qa394: under a read-only HOME matplotlib said two lines of its own and left /tmp/matplotlib-* behind each run;
     the launcher gives it a temp folder (MPLCONFIGDIR, before the figure workers start) and removes it at the end."""
     import os
+    import sys
     from pathlib import Path
 
     from roofline.launch import remove_matplotlib_config, writable_matplotlib_config
 
+    monkeypatch.setattr(sys, "argv", ["roofline", "sweep", "x"])  # a command that draws (qa401: `hw list` made one too)
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the config folder's parent should be")
     monkeypatch.delenv("MPLCONFIGDIR", raising=False)
@@ -167,3 +169,15 @@ def test_matplotlib_gets_a_config_folder_of_its_own_where_homes_cannot_be_writte
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))  # the user's own: left alone
     writable_matplotlib_config()
     assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")
+    monkeypatch.delenv("MPLCONFIGDIR")
+    monkeypatch.setattr(sys, "argv", ["roofline", "hw", "list"])  # draws nothing: no folder probed or made
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other"))
+    writable_matplotlib_config()
+    assert "MPLCONFIGDIR" not in os.environ and not (tmp_path / "other").exists()
+    import pwd
+
+    monkeypatch.setattr(sys, "argv", ["roofline", "report"])  # qa401: HOME set empty made /.config/matplotlib
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", "")
+    writable_matplotlib_config()
+    assert os.environ["MPLCONFIGDIR"] == str(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".config" / "matplotlib")

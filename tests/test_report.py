@@ -648,3 +648,16 @@ def test_notes_on_the_tables_break_even_column_are_folded_below_the_warnings_a_f
     assert page.index("a known miss of engine vllm") < page.index("<details")
     only_notes = Section("be", "T", "Text.", None, "c", "d", warned[1:], "Short.")
     assert "Warnings from the sweep" not in _markdown([only_notes], 1.0, [])  # no empty list above the fold
+
+
+@pytest.mark.slow
+def test_a_section_without_a_headline_of_its_own_gives_its_first_sentence_in_short(tmp_path):
+    """qa401: draft-offload's finding has no headline of its own; its In short entry is its text's first sentence
+    (findings.headline), never empty."""
+    out = tmp_path / "r"
+    write_report(("draft-offload", "prefill-not-sped-up"), out, workers=1)
+    md = (out / "report.md").read_text()
+    line = next(x for x in md.splitlines() if x.startswith("1. [Draft on cheaper hardware]"))
+    section = md[md.index("## 1. Draft on cheaper hardware"):]
+    first = section.split("\n\n")[1].split(". ")[0]
+    assert line.endswith(".") and not line.endswith("): ") and first in line, line

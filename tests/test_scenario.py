@@ -325,6 +325,12 @@ def test_a_tree_without_a_k_axis_says_the_depth_it_took():
             scenario_from_dict({**base, "axes": axes})
         notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "the tree's depth" in str(w.message)]
         assert bool(notes) is said and (not said or "tree: 25 nodes at depth k = 4, the default" in notes[0])
+    with warnings.catch_warnings(record=True) as caught:  # qa402: Medusa's k is its heads, not a depth
+        warnings.simplefilter("always")
+        scenario_from_dict({**base, "method": "medusa", "axes": {"batch": [1]}})
+    notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and str(w.message).startswith("<scenario>: tree")
+             or "tree: 25 nodes" in str(w.message)]
+    assert len(notes) == 1 and "tree: 25 nodes at k = 4 heads, the default" in notes[0] and "Medusa's heads" in notes[0], notes
 
 
 

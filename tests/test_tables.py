@@ -722,6 +722,10 @@ def test_a_tree_without_its_depth_says_the_depth_it_took():
     given = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=5, tree_nodes=25, tree_tau=3.61)["warnings"]
              if w.startswith("tree of")]
     assert len(said) == 1 and not given
+    medusa = [w for w in roofline.predict("a100-sxm-80gb", "vicuna-7b-v1.3", 1, 512, method="medusa", tree_nodes=63,
+                                          tree_tau=2.32)["warnings"] if w.startswith("tree of")]
+    assert medusa == [w for w in medusa if w.startswith("tree of 63 nodes at k = 4 heads, the default") and "give k, Medusa's heads" in w]
+    assert len(medusa) == 1  # qa402: Medusa's k is its heads, said as a depth
 
 
 @pytest.mark.slow
@@ -1257,3 +1261,17 @@ def test_the_flops_time_says_it_prices_the_flops_padded_to_the_gemm_tile():
     assert _padded_flops_text(small) == f"its FLOPs padded to the GEMM tile, {padded / 1e9:.3g} GFLOP,"
     assert small["flops_time_s"] > small["flops"] / (989.4e12 * 0.8)  # the padded FLOPs' time, not the step's own
     assert _padded_flops_text(roofline.predict("h100-sxm", "llama-3.1-8b", batch=1024, context=128, engine="ideal")) == "the FLOPs"
+
+
+@pytest.mark.slow
+def test_predicts_json_gives_the_c_its_iteration_line_prints():
+    """qa402: the text printed c = 0.0643 of a decode step; the JSON had draft and step times but no c."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", alpha=0.7, k=3)
+    spec = p["spec"]
+    assert spec["draft_cost_ratio"] == pytest.approx(spec["draft_time_s"] / 3 / p["step_time_s"], rel=1e-12)
+    assert spec["draft_pass_cost_ratio"] == pytest.approx(
+        (spec["draft_time_s"] - spec["draft_bookkeeping_time_s"]) / 3 / p["step_time_s"], rel=1e-12)
+    assert f"c = {spec['draft_cost_ratio']:.3g} of a decode step" in predict_table(p)
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="ngram", alpha=0.7, k=3)["spec"]["draft_cost_ratio"] is None

@@ -36,6 +36,7 @@ def test_formatting_picks_a_readable_prefix():
     assert format_seconds(9e-10) == "0.9 ns" and format_seconds(3.86e-9) == "3.86 ns" and format_seconds(0.0) == "0 s"
     # qa397: a value that rounds up to the next unit is said in it, not as '1e+03 ns'; NaN as itself
     assert format_seconds(9.9996e-7) == "1 us" and format_seconds(0.99996) == "1 s" and format_seconds(float("nan")) == "nan s"
+    assert format_seconds(9.87e-10) == "0.987 ns"  # three significant digits below a nanosecond too (qa401)
 
 
 @pytest.mark.parametrize("text, kind, expected", [
