@@ -2072,8 +2072,8 @@ def _shown(value, unit: str) -> str:
         return shares_text(value) or "-"
     if unit == "s":
         return format_seconds(value)
-    if unit == "params":
-        return f"{value / 1e9:.3f} B"
+    if unit == "params":  # billions spelled out beside byte units (qa403: '8.030 B' over '16.1 GB')
+        return f"{value / 1e9:.3f} billion"
     if unit == "KiB":  # as `models list` shows a token's KV cache (qa109: 128.0KiB there, 131 kB here)
         return f"{value / 1024:,.1f} KiB"
     if isinstance(value, int) and not isinstance(value, bool):

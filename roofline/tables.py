@@ -918,12 +918,12 @@ def _attention_label(m) -> str:
 def model_list(specs: list) -> str:
     """`roofline models list`: parameters, active parameters, KV bytes per token in bf16 at a 4k and a 128k context
     (the whole context's KV over its tokens: windows, compression and indexer keys applied)."""
-    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV per token':>13}{'':>10}  attention",
-             f"{'':<20}{'':>10}{'':>10}{'4k context':>13}{'128k':>10}"]
+    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV per token':>13}{'':>10}  attention",  # billions, not
+             f"{'':<20}{'billions':>10}{'billions':>10}{'4k context':>13}{'128k':>10}"]  # bytes (qa403: 671.03B)
     for m in specs:
         kinds = "+".join(sorted({g.kind for g in m.groups}))
         lines.append(
-            f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token_at(4096) / 1024:>10.1f}KiB"
+            f"{m.name:<20}{m.params / 1e9:>10.2f}{m.active_params / 1e9:>10.2f}{m.kv_bytes_per_token_at(4096) / 1024:>10.1f}KiB"
             f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {_attention_label(m)} {kinds}{' moe' if m.moe else ''}"
         )
     # qa327: gpt-oss-120b's 5.71B read as a slip beside its card's 5.1B (the input embedding's 0.58B)

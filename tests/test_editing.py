@@ -755,7 +755,7 @@ def test_engines_diff_and_models_diff_show_every_field_and_reference_points_side
     code, out, err = roofline("models", "diff", "llama-3.1-8b", "deepseek-v3", "--hardware", "h200", "--tp", "8")
     assert code == 0, err
     lines = {line.split("  ")[0]: line for line in out.splitlines()}
-    assert lines["parameters"].split()[1:5] == ["8.030", "B", "671.026", "B"] and lines["moe.experts"].split()[1:3] == ["-", "256"]
+    assert lines["parameters"].split()[1:5] == ["8.030", "billion", "671.026", "billion"] and lines["moe.experts"].split()[1:3] == ["-", "256"]
     assert "decoding on 8 x h200 (tp 8, native precision), ideal engine:" in out
     assert roofline("models", "diff", "llama-3.1-8b", "no-such-model")[0] == 2
 
