@@ -28,7 +28,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.frontier import REFINE_GAIN_MIN
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, known_misses_at, load_engine, optimistic
+from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
 from roofline.speculation import DRAFTER_ON_TARGET, pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -1737,26 +1737,16 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
 
 
 def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
-    """The devices of `hardware` where a point of `df` (its model, methods and batches there) matches a known miss of
-    `engine`, or of a shipped profile priced with its costs, measured slower than predicted (serving.known_misses_at)."""
-    from roofline.hardware import load_hardware
-    from roofline.model import load_model
-    from roofline.serving import cost_sharers
+    """The devices of `hardware` where a config of `df` (its model, method and layout, at its batches) matches a known
+    miss measured slower than predicted, of `engine` or of a shipped profile priced with its costs (frontier._missed,
+    as cheapest's notes read them)."""
+    from roofline.frontier import _missed
 
-    profiles = tuple((meta or {}).get("profiles") or ())
-    try:
-        eng = load_engine(engine, profiles)
-    except RooflineError:  # a profile no longer on the search path: nothing known of it
-        return []
-    engines = [eng, *(other for other, _ in cost_sharers(eng))]
-    out = []
+    profiles, cache, out = tuple((meta or {}).get("profiles") or ()), {}, []
     for h in hardware:
-        rows = df[df["hardware"] == h]
-        spec = load_hardware(h, profiles)
-        for m, g in rows.groupby("model", observed=True):
-            methods = set(g["method"].astype(str)) | {"none"}
-            if any(miss.get("measured") == "slower" for e in engines
-                   for miss in known_misses_at(e, spec, load_model(str(m), profiles), methods, g["batch"].unique())):
+        for _, g in df[df["hardware"] == h].groupby(["model", "method"], observed=True):
+            row = {**g.iloc[0].to_dict(), "engine": engine, "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
+            if any(_missed({**row, "decoding": kind}, "slower", profiles, cache) for kind in ("plain", "speculation")):
                 out.append(h)
                 break
     return out
