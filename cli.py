@@ -1243,6 +1243,7 @@ def main() -> None:
     _default_show = warnings.showwarning
     warnings.showwarning = _show
     try:
+        refuse_undecodable_words(sys.argv[1:])
         args = drop_default_flags(hoist_profiles(sys.argv[1:]))
         group = _click_command()
         refuse_repeated_options(group, args)
@@ -1485,6 +1486,20 @@ def _command_and_rest(group, argv: list[str]):
         rest = rest[rest.index(names[0]) + 1:]
         command = command.commands[names[0]]
     return command, rest
+
+
+def refuse_undecodable_words(argv: list[str]) -> None:
+    """One line for a word of the command line that the locale's encoding could not decode: Python keeps its bytes as
+    lone surrogates (a UTF-8 path such as `--out résultats` under LC_ALL=C with PYTHONUTF8=0, where the encoding is
+    ASCII), which Arrow, YAML and the terminal cannot encode again (qa394: a Parquet writer's traceback)."""
+    for word in argv:
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = word.encode(sys.getfilesystemencoding(), "surrogateescape").decode("ascii", "backslashreplace")
+            raise RooflineError(f"command line: '{shown}': expected text the locale's encoding "
+                                f"({sys.getfilesystemencoding()}) can read, found bytes it cannot; run under a UTF-8 "
+                                "locale (LC_ALL=C.UTF-8) or with PYTHONUTF8=1") from None
 
 
 def refuse_unreadable_values(group, argv: list[str]) -> None:

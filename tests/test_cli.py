@@ -652,6 +652,17 @@ def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, mo
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+def test_a_word_the_locale_could_not_decode_is_one_line(roofline, tmp_path, monkeypatch):
+    """qa394: `sweep --out résultats --format parquet` under LC_ALL=C with PYTHONUTF8=0 gave a pyarrow traceback: Python
+    keeps the bytes it cannot decode as lone surrogates, which no writer can encode again. One line naming the bytes."""
+    monkeypatch.chdir(tmp_path)
+    undecoded = "r\udcc3\udca9sultats"  # b'r\xc3\xa9sultats' read by an ASCII locale with surrogateescape
+    code, out, err = roofline("sweep", "flops-vs-time", "--out", undecoded, "--format", "parquet", "--no-plots")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith("error: command line: 'r\\xc3\\xa9sultats': expected text the locale's encoding"), err
+    assert "LC_ALL=C.UTF-8" in err and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_an_empty_path_is_told_to_write_a_dot_only_where_a_dot_is_taken(roofline, tmp_path):
     """qa288: `cheapest --out ""` (a CSV file) was told "write '.' for the working folder", which names no file; qa289:
