@@ -176,6 +176,7 @@ def model_schema() -> dict:
         "tokenizer": {"anyOf": [{"type": "string", "pattern": "\\S"}, {"type": "null"}]},
         # YAML 1.1 reads 8.03e9 (no sign in the exponent) as text, which the tool takes as the number
         "published_params": published, "published_active_params": published,
+        "precision": precision_schema(),
         "moe": {"type": ["object", "null"], "properties": {
             "experts": count, "top_k": count, "expert_ffn_size": count, "shared_experts": count0,
             "shared_expert_ffn_size": count0, "dense_layers": count0, "groups": count, "groups_per_token": count,
@@ -203,6 +204,18 @@ def model_schema() -> dict:
         "properties": props,
         "additionalProperties": False,
     }
+
+
+def precision_schema() -> dict:
+    """`precision:` as model._precision reads it: a mapping with a non-empty `source`, a weight dtype for `default` and
+    any weight class (any spelling of a weight dtype), a positive `block`; null as absent (qa403: {} was taken)."""
+    dtype = {"type": "string", "pattern": _spellings_pattern(lambda name: name in model.WEIGHT_DTYPES),
+             "description": "a weight dtype: " + ", ".join(model.WEIGHT_DTYPES)}
+    count = {"type": ["integer", "null"], "minimum": 1, "maximum": model.MAX_COUNT}  # null: no block scales
+    return {"type": ["object", "null"], "required": ["source"],
+            "properties": {"source": {"type": "string", "pattern": r"\S"}, "block": count,
+                           **{key: dtype for key in ("default", *model.WEIGHT_CLASSES)}},
+            "additionalProperties": False}
 
 
 def bytes_or_zero_schema() -> dict:
@@ -314,6 +327,8 @@ def engine_schema() -> dict:
         "required": ["name", "source"],
         "properties": props,
         "additionalProperties": False,
+        # beside costs_from only what an engine does, not what it costs (serving._with_costs_from; qa403)
+        "dependentSchemas": {"costs_from": {"propertyNames": {"enum": sorted(serving._OWN_FIELDS)}}},
         # the option that raises the running cap only beside a cap: the profile's own, or one its costs_from gives
         "if": {"required": ["max_running_requests_flag"], "properties": {"max_running_requests_flag": {"type": "string"}}},
         "then": {"properties": {"max_running_requests_speculating": {"type": "integer"}},

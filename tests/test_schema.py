@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 import yaml
 
+from roofline.model import model_from_dict
 from roofline.schema import hardware_schema, model_schema, quantity_schema, schema_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,3 +200,37 @@ def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_
     assert validator.is_valid({**flag, "max_running_requests_speculating": 8})
     assert validator.is_valid({**flag, "costs_from": "sglang"})
     assert not validator.is_valid({**flag, "costs_from": "sglang", "max_running_requests_speculating": None})
+
+
+def test_the_schemas_refuse_a_cost_beside_costs_from_and_a_precision_the_model_loader_refuses(tmp_path):
+    """qa403: the engine schema took `costs_from` beside a cost (the loader refuses any cost there) and the model schema
+    took a bare `precision: {}` (the loader wants its source). Each sample: the schema and the loader agree."""
+    from roofline.errors import RooflineError
+    from roofline.schema import engine_schema
+    from roofline.serving import load_engine
+
+    engines = jsonschema.Draft202012Validator(engine_schema())
+    for extra, loads in (({}, True), ({"graphs": False, "mixed_prefill": True}, True), ({"host_per_step": "1 ms"}, False),
+                         ({"kernels_per_layer": {"mlp": 3}}, False), ({"overrides": [{"hardware": "mi*"}]}, False),
+                         ({"fitted": {}}, False)):
+        data = {"type": "engine", "name": "x", "source": "test", "costs_from": "vllm", **extra}
+        path = tmp_path / "x.yaml"
+        path.write_text(yaml.safe_dump(data))
+        try:
+            load_engine(str(path))
+            loaded = True
+        except RooflineError:
+            loaded = False
+        assert loaded == loads and engines.is_valid(data) == loads, (extra, loaded)
+    models = jsonschema.Draft202012Validator(model_schema())
+    llama = yaml.safe_load((ROOT / "model_profiles" / "llama-3.1-8b.yaml").read_text())
+    for precision in ({}, {"default": "fp8"}, {"source": " "}, {"source": "s", "default": "fp7"},
+                      {"source": "s", "mlp": "FP8", "default": "bfloat16"}, {"source": "s", "block": 128},
+                      {"source": "s", "block": 0}, {"source": "s", "block": None}, {"source": "s", "colour": "red"},
+                      {"source": "s", "lm_head": "int4"}, None, "fp8"):
+        try:
+            model_from_dict({**llama, "precision": precision}, "x.yaml")
+            loads = True
+        except RooflineError:
+            loads = False
+        assert models.is_valid({**llama, "precision": precision}) == loads, (precision, loads)
