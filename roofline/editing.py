@@ -2097,11 +2097,15 @@ def _shown_to(value: float, unit: str, digits: int) -> str:
     return format_si(value, unit, digits)
 
 
+DIFF_LABEL_WIDTH = 56  # side_by_side's label column (an override's key fits): a longer label is a line of its own
+
+
 def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> list[str]:
     """The lines of a two-profile diff (`hw diff`, `models diff`, `engines diff`): the two files, then one line a row
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
-    differ."""
-    width = max(len(r[0]) for r in rows if r[3] is not None)
+    differ; a label longer than DIFF_LABEL_WIDTH on a line of its own above its values."""
+    width = max(len(r[0]) for r in rows if r[3] is not None and len(r[0]) <= DIFF_LABEL_WIDTH)  # a longer label: a line of
+    # its own, its values on the next (qa403: a label of 81 characters made every row of `engines diff` 269 wide)
     shown = [(_shown(va, unit), _shown(vb, unit)) if unit is not None else None for _, va, vb, unit in rows]
     for i, (_, va, vb, unit) in enumerate(rows):  # two values that differ but print alike get the digits that tell them
         if shown[i] and shown[i][0] == shown[i][1] and va != vb and unit not in (None, "text") and all(  # apart (qa311:
@@ -2120,6 +2124,9 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
         if ratio == "1x" and va != vb:  # as the cells: a difference the digits hide is shown (qa311)
             ratio = next((r for d in range(4, 10) if (r := f"{vb / va:.{d}g}x") != "1x"), ratio)
         marker = "" if va == vb else "  *"
+        if len(label) > width:
+            lines.append(label)
+            label = ""
         lines.append(f"{label:{width}}  {row[0]:>{col}}  {row[1]:>{col}}  {ratio:>7}{marker}")
     return lines
 
@@ -2327,9 +2334,11 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
                 if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else "")
         shown = (lambda v: "-" if v is None else str(v).lower() if isinstance(v, bool) else v) if unit == "text" else (lambda v: v)
         va, vb = shown(va), shown(vb)
+        label = key.removesuffix("_s").removesuffix("_bytes")
         if key == "host_overlap_speculating":  # qa202: it gives up an overlap that host_overlap false never had
-            va, vb = (f"{v} (no effect: host_overlap false)" if not j["host_overlap"] else v for v, j in ((va, ja), (vb, jb)))
-        rows.append((key.removesuffix("_s").removesuffix("_bytes"), va, vb, unit))
+            idle = [side for side, j in (("A", ja), ("B", jb)) if not j["host_overlap"]]
+            label += f" ({' and '.join(idle)}: no effect, host_overlap false)" if idle else ""
+        rows.append((label, va, vb, unit))
     dep = deployment(ref, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, where="command line")
     if any(e.memory_fraction_by_devices for e in on):  # the share applied at this layout (qa361: the tp-1 share said)
         rows.append((f"memory_fraction at {dep.devices} device{'s' if dep.devices > 1 else ''} (applied)",

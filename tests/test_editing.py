@@ -1497,8 +1497,23 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     assert rms.startswith("fitted RMS log error (each on its own rows: not compared)") and not re.search(r"\d+(\.\d+)?x\b", rms)
     (same,) = [ln for ln in roofline("engines", "diff", "vllm", "vllm")[1].splitlines() if ln.startswith("fitted RMS")]
     assert same.split()[-1] == "1x"
-    (overlap,) = [ln for ln in out.splitlines() if ln.startswith("host_overlap_speculating")]  # qa202: vllm's true meant
-    assert "true (no effect: host_overlap false)" in overlap  # nothing where its host work is never overlapped
+    lines = out.splitlines()
+    (at,) = [i for i, ln in enumerate(lines) if ln.startswith("host_overlap_speculating")]  # qa202: vllm's true meant
+    assert lines[at] == "host_overlap_speculating (A: no effect, host_overlap false)"  # nothing where its host work is
+    assert lines[at + 1].split()[:2] == ["true", "false"]  # never overlapped; its values on the next line (qa403)
+
+
+def test_a_diff_s_long_label_is_a_line_of_its_own_not_a_wider_label_column():
+    """qa403: `engines diff` rows were up to 269 characters wide, its label column as wide as its longest label (81
+    characters, a copy's fit error set by hand since); such a label is now a line of its own, its values below it."""
+    from roofline.editing import DIFF_LABEL_WIDTH, side_by_side
+
+    long = "fitted RMS log error (of the fit's values; set by hand since: not this profile's)"
+    lines = side_by_side(("a.yaml", "b.yaml"), ("a", "b"), [("kernel_latency", 3.4e-6, 5.4e-6, "s"), (long, 0.078, 0.19, "text")])
+    header, first, label, values = lines[3:]
+    assert len(long) > DIFF_LABEL_WIDTH and label == long and values.split() == ["0.078", "0.19", "-", "*"]
+    assert values.startswith(" " * len("kernel_latency  ")) and first.split() == ["kernel_latency", "3.4", "us", "5.4", "us", "1.59x", "*"]
+    assert len(header) == len(first.removesuffix("  *")) == len(values.removesuffix("  *")) < len(long), lines
 
 
 def test_a_diff_s_value_columns_are_as_wide_as_its_longest_value():
@@ -2464,9 +2479,10 @@ def test_engines_diff_says_a_fit_error_is_not_a_copys_whose_fitted_values_were_s
     assert code == 0, err
     code, out, err = roofline("--profiles", tmp_path, "engines", "diff", "vllm", "my-v", "--hardware", "h100-sxm")
     assert code == 0, err
-    (row,) = [line for line in out.splitlines() if line.startswith("fitted RMS log error")]
-    assert row.startswith("fitted RMS log error (of the fit's values; set by hand since: not this profile's)"), row
-    assert ", before kernel_latency, kernel_latency on rtx*" in row, row
+    lines = out.splitlines()
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("fitted RMS log error")]
+    assert lines[at] == "fitted RMS log error (of the fit's values; set by hand since: not this profile's)", lines[at]
+    assert ", before kernel_latency, kernel_latency on rtx*" in lines[at + 1], lines[at + 1]  # the values below it
     code, out, _ = roofline("--profiles", tmp_path, "engines", "show", "my-v")
     assert "set by hand after fit   kernel_latency, kernel_latency on rtx* (the RMS error above" in out, out
     code, out, _ = roofline("engines", "diff", "vllm", "sglang", "--hardware", "h100-sxm")  # fits untouched: as before
@@ -2529,7 +2545,9 @@ def test_engines_diff_compares_an_unlisted_mla_kernel_count_as_the_general_one_i
     against sglang's 2 and 0, where vllm runs its kernels_per_layer's 2 and 4 (predict's norms: 61 layers x 2)."""
     code, out, err = roofline("engines", "diff", "vllm", "sglang", "--hardware", "mi300x")
     assert code == 0, err
-    rows = {line.split("  ")[0]: line for line in out.splitlines() if line.startswith("kernels_per_layer_mla.")}
+    lines = out.splitlines()  # a long label on a line of its own, its values on the next (qa403)
+    rows = {line.split("  ")[0]: line if line.split("  ")[0] != line else lines[i + 1]
+            for i, line in enumerate(lines) if line.startswith("kernels_per_layer_mla.")}
     norms = rows["kernels_per_layer_mla.norms (A's kernels_per_layer.norms)"]
     assert norms.split()[-2:] == ["2", "1x"] and not norms.rstrip().endswith("*"), norms
     shared = rows["kernels_per_layer_mla.shared_experts (A's kernels_per_layer.shared_experts)"]
