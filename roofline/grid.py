@@ -140,7 +140,14 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
 
 def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """load_configs' work."""
-    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings, mtp_reuse_note, rising_rates_note
+    from roofline.speculation import (
+        check_draft_vocab,
+        default_rates_note,
+        drafter_placement_note,
+        drafter_warnings,
+        mtp_reuse_note,
+        rising_rates_note,
+    )
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -197,6 +204,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
     elsewhere: dict[str, list] = {}  # a fitted-elsewhere note (CONFIGS where the configs go) -> the configs it holds for
+    missed: dict[str, list] = {}  # a known miss's note (MISSED where the configs go) -> the configs it matches
+    placed: dict[str, list] = {}  # an engine's name -> the drafter devices priced under it (its what-if note)
     capped: dict[str, tuple] = {}  # engine name -> (engine, the configs whose batches that fit exceed its speculating cap)
     across: dict[str, list] = {}  # the scale-out link's latency -> the configs whose tp spans scale-up domains
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
@@ -335,15 +344,21 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, top, dep),
-                     *(known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"],
-                                        f" for {model.name} on {hw.name} at {dep.describe()}", dep.describe())
-                       if deployable else ()),
                      idle, rates_note, reuse, reach, longest, drafter_longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:
+            if draft_hw and note == drafter_placement_note([hws[draft_hw].name], on_hw.name):  # said once after the
+                placed.setdefault(on_hw.name, []).append(hws[draft_hw].name)  # loop, every drafter device named (qa398)
+                continue
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
+        if deployable:  # a miss matching several configs said once after the loop, naming them (qa398: its note and
+            for note in known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"], MISSED,
+                                         dep.describe()):  # the definition of its percentages twice in a report section)
+                point = f"{model.name} on {hw.name} at {dep.describe()}"
+                if point not in missed.setdefault(note, []):
+                    missed[note].append(point)
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
         drafting = method if method in _methods_swept(sc, method) else "none"  # (k 0 alone: plain)
@@ -407,6 +422,10 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
              "estimates (docs/ACCURACY.md)")
     for note, labels in elsewhere.items():
         warn(note.replace(CONFIGS, labels[0] if len(labels) == 1 else f"each of {_configs_text(labels)}"))
+    for note, points in missed.items():
+        warn(note.replace(MISSED, f" for {points[0]}" if len(points) == 1 else f" for each of {_configs_text(points)}"))
+    for name, devices in placed.items():
+        warn(drafter_placement_note(devices, name))
     for (name, note), labels in sorted(dispatch_notes.items(), key=lambda item: item[0][0]):  # an engine's lines together
         warn(f"the expert dispatch under {name} in {_configs_text(labels)}: {note}; predict prints its time (expert dispatch) and warns where it is "
              "over a tenth of the step")
@@ -424,6 +443,7 @@ def _configs_text(labels: list[str], most: int = 6) -> str:
     return f"{len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:most])}{more})"
 
 
+MISSED = "\x00for the configs\x00"  # a known miss's subject in a sweep, filled in once its configs are all known
 CONFIGS = "\x00the configs\x00"  # a fitted-elsewhere note's subject, filled in once its configs are all known
 
 

@@ -484,6 +484,13 @@ DRAFTER_ON_TARGET = ("vLLM, SGLang and TensorRT-LLM run a drafter on the target'
                      "(vLLM's proposer in its GPU model runner, SGLang's draft worker on the scheduler's GPU)")
 
 
+def drafter_placement_note(devices: list[str], engine_name: str) -> str:
+    """That a drafter on a device of its own (`devices`, each said once) is no setup engine `engine_name` runs."""
+    return (f"a drafter on a device of its own ({', '.join(dict.fromkeys(devices))}) is a what-if under {engine_name}: "
+            f"{DRAFTER_ON_TARGET}, so no shipped engine runs this placement: the figures price what such a split would "
+            f"buy, with {engine_name}'s costs")
+
+
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
                      pp: int = 1, dep: Deployment | None = None, engine: ServingEngine | None = None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
@@ -513,9 +520,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
                    "target or less")
     if draft_hw is not None and engine is not None and engine.name != "ideal" and method != "ngram":  # qa391: priced as
         # the engine's, where it has no such placement
-        out.append(f"a drafter on a device of its own ({draft_hw.name}) is a what-if under {engine.name}: {DRAFTER_ON_TARGET}, "
-                   f"so no shipped engine runs this placement: the figures price what such a split would buy, with "
-                   f"{engine.name}'s costs")
+        out.append(drafter_placement_note([draft_hw.name], engine.name))
     if method in HEAD_DRAFTERS and draft_hw is not None:
         who = (f"the {method} heads on {draft_hw.name} need", "they draft") if method == "medusa" else (  # its k heads (qa216)
             f"the {method} head on {draft_hw.name} needs", "it drafts")

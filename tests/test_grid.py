@@ -1171,3 +1171,37 @@ def test_the_refinement_budget_takes_the_most_any_config_fits_at_the_shortest_co
     path.write_text(json.dumps(data))
     assert roofline("sweep", path, "--out", tmp_path / "o", "--no-plots")[0] == 0
     assert json.loads((tmp_path / "o" / "scenario.json").read_text())["break_even_refined"] is True
+
+
+@pytest.mark.slow
+def test_a_sweep_says_the_drafter_placement_what_if_once_naming_every_device():
+    """qa398: the report's draft-offload section said the what-if of a drafter on a device of its own once a drafter
+    device (l4, l40s, a10g: three lines alike but for the name); one line now names them all, under each engine."""
+    import warnings
+
+    from roofline.scenario import load_scenario
+
+    sc = load_scenario("draft-offload")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_configs(sc)
+    said = [str(w.message) for w in caught if "what-if" in str(w.message)]
+    assert len(said) == 1 and "a drafter on a device of its own (l4, l40s, a10g) is a what-if under vllm: " in said[0], said
+
+
+@pytest.mark.slow
+def test_a_known_miss_matching_several_configs_is_said_once_naming_them():
+    """qa398: a known miss matching two configs of a sweep (two DeepSeek models on 8 H200 under vllm, vllm-v0's
+    dstack miss) was said twice, each time with the definition of its percentages; once now, naming both. It was
+    measured on DeepSeek-R1 (V3's architecture): DeepSeek-V4, which vLLM's V0 engine never ran, matches it no more."""
+    import warnings
+
+    sc = scenario_from_dict({"name": "t", "hardware": "h200", "model": ["deepseek-v3", "deepseek-r1", "deepseek-v4-flash"],
+                             "tp": 8, "engine": "vllm", "axes": {"batch": [1, 16, 64], "context": [4096]}}, "t.yaml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_configs(sc)
+    said = [str(w.message) for w in caught if "DeepSeek-R1 on 8 H200" in str(w.message)]
+    assert len(said) == 1, said
+    assert ("so the same prediction as here for each of 2 configs (deepseek-v3 on h200 at tp 8; deepseek-r1 on h200 "
+            "at tp 8): DeepSeek-R1") in said[0] and said[0].count("x% short") == 1, said
