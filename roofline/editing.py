@@ -2092,7 +2092,10 @@ def _shown_to(value: float, unit: str, digits: int) -> str:
 
     if unit in ("", "USD/h"):
         return f"{value:.{digits}g}" + (f" {unit}" if unit else "")
-    if unit in ("s", "params", "KiB", "USD/Mtok"):
+    if unit == "s":  # in the unit _shown chose, more digits (qa406: '15.2 ms (0.0152)', seconds unsaid)
+        scale = _shown(value, unit).split()[-1]
+        return f"{value / {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}[scale]:.{digits}g} {scale}"
+    if unit in ("params", "KiB", "USD/Mtok"):
         return f"{_shown(value, unit)} ({value:.{digits}g})"
     return format_si(value, unit, digits)
 

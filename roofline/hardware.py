@@ -30,7 +30,15 @@ import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import alias_of, find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
-from roofline.units import PHYSICAL_RANGE, format_si, format_significant, is_finite, parse_quantity, parse_seconds_or_zero
+from roofline.units import (
+    PHYSICAL_RANGE,
+    format_seconds,
+    format_si,
+    format_significant,
+    is_finite,
+    parse_quantity,
+    parse_seconds_or_zero,
+)
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -333,6 +341,9 @@ SUSPICIOUS_MEM_BYTES = 8e12  # (said as "8 TB" below, as the next)
 SUSPICIOUS_LINK_BW_BYTES_PER_S = 5e12
 SUSPICIOUS_PEAK_FLOPS_PER_S = 200e15
 SUSPICIOUS_PRICE_USD_PER_HOUR = 500.0
+SUSPICIOUS_LATENCY_S = 1e-3  # a link's latency above this (the shipped: 3-50 us; NCCL's inter-node all-reduce tens of us)
+SUSPICIOUS_LOW_MEM_BYTES = 1e9  # a device's memory below this (the shipped: 17-288 GB): `memory=80 MB` for 80 GB
+SUSPICIOUS_LOW_PRICE_USD_PER_HOUR = 0.01  # a device's rent below this (the shipped: 0.75-6 USD/h)
 SUSPICIOUS_RIDGE_FLOP_PER_BYTE = (0.5, 10_000.0)  # a dtype's peak over the memory bandwidth outside this: one is slipped
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "attention_stream": "bytes_per_s",
                       "elementwise_memory": "bytes_per_s"}
@@ -673,6 +684,7 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
     for name, written, limit in said:
         warn(f"{where}: {name}: {written} {'are' if ', ' in written else 'is'} above {limit} for one device; check the "
              "unit and that it is per device")
+    _warn_low_and_crossed(spec, data, where)
     slipped = {f"peak_flops.{d}" for d in peaks}
     low, high = SUSPICIOUS_RIDGE_FLOP_PER_BYTE
     if spec.mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:  # said already (qa312: twice for one slip)
@@ -687,6 +699,30 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
         warn(f"{where}: peak_flops.{', '.join(out)} over memory_bandwidth ({_as_written(data, 'memory_bandwidth')}): "
              f"ridge point{'s' if len(out) > 1 else ''} of {span}, outside {low:g}-{high:,.0f} (the shipped devices "
              "span 9.4-1,875): check the units")
+
+
+def _warn_low_and_crossed(spec: HardwareSpec, data: dict, where: str) -> None:
+    """The slips _warn_unit_slips's bounds above do not catch (qa406): a link latency above SUSPICIOUS_LATENCY_S
+    (`link_latency=3 ms` for 3 us priced every collective 1000x, its step 252 ms at tp 2), a memory or a price 1000x
+    too small (`memory=80 MB`), an on-chip cache larger than the memory, and on an accelerator an fp32 peak above its
+    bf16 one (its tensor cores' dtype: only a CPU's vector units may run fp32 as fast)."""
+    for name, value in (("link_latency", spec.link_latency_s), ("scale_out_latency", spec.scale_out_latency_s)):
+        if value is not None and value > SUSPICIOUS_LATENCY_S:
+            warn(f"{where}: {name}: {_as_written(data, name)} is above {format_seconds(SUSPICIOUS_LATENCY_S)}, where "
+                 "collectives measure microseconds to tens of them: a unit slip?")
+    for name, value, bound, limit in (("memory", spec.mem_bytes, SUSPICIOUS_LOW_MEM_BYTES, format_si(SUSPICIOUS_LOW_MEM_BYTES, "B")),
+                                      ("price", spec.price_usd_per_hour, SUSPICIOUS_LOW_PRICE_USD_PER_HOUR,
+                                       f"{SUSPICIOUS_LOW_PRICE_USD_PER_HOUR:g} USD/h")):
+        if value is not None and value < bound:
+            warn(f"{where}: {name}: {_as_written(data, name)} is below {limit} for one device; check the unit")
+    if spec.on_chip_cache_bytes > spec.mem_bytes:
+        warn(f"{where}: on_chip_cache: {_as_written(data, 'on_chip_cache')} is larger than the memory "
+             f"({_as_written(data, 'memory')}): check the units")
+    fp32, bf16 = spec.peak_flops_per_s.get("fp32"), spec.peak_flops_per_s.get("bf16")
+    if spec.kind != "cpu" and fp32 and bf16 and fp32 > bf16:
+        warn(f"{where}: peak_flops.fp32: {_as_written(data, 'peak_flops.fp32')} is above peak_flops.bf16 "
+             f"({_as_written(data, 'peak_flops.bf16')}): an accelerator's bf16 runs on its tensor cores, faster than fp32; "
+             "a slip, or a sparse figure (peaks are dense)?")
 
 
 def _as_written(data: dict, field: str) -> str:

@@ -312,9 +312,13 @@ def costs_shadow_note(engine_name: str, costs_from: str | None) -> str:
 
 
 def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[Path]:
-    """Files of `kind` named `name` that the one in use hides (later on the search path)."""
+    """Files of `kind` named `name` that the one in use hides (later on the search path), and the built-in whose short
+    name the one in use took (qa406: `hw new h100 --from h200`, then `hw show h100` named no `shadows:`)."""
     target = resolve_name(kind, name, extra_dirs)
     same = [path for stem, path in _candidates(kind, extra_dirs)[0] if stem.lower() == target.lower()]
+    alias = alias_of(kind, same[0].stem) if same else None
+    if alias is not None and alias.lower() != same[0].stem.lower():
+        same += [f for f in _builtin_files(kind) if f.stem.lower() == alias.lower() and f.resolve() != same[0].resolve()]
     return same[1:]
 
 

@@ -814,12 +814,18 @@ def hardware_list(specs: list) -> str:
         dtype = hw.compute_dtype("bf16")  # what bf16 weights compute in: fp16 on a V100 or T4 (qa279: fp32's, 8x less)
         no_bf16 = "" if dtype == "bf16" else f"  (no bf16 units: {dtype} peak and ridge)"  # fp32: a calibrated CPU
         lines.append(
-            f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
+            f"{hw.name:<16}{_gib(hw.mem_bytes):>11}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
-            + (f"{'-':>31}{'-':>12}" if hw.measured else f"{hw.link_for(2)[0] / 1e9:>31.1f}{hw.link_for(2)[1] * 1e6:>12.3g}")
+            + (f"{'-':>31}{'-':>12}" if hw.measured else f"{hw.link_for(2)[0] / 1e9:>31.1f}{hw.link_for(2)[1] * 1e6:>12,.4g}")  # (qa406: 3 ms as 3e+03)
             + f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
+
+
+def _gib(size_bytes: float) -> str:
+    """`hw list`'s memory in GiB: whole GiB, or two digits below one (qa406: 80 MB, a slip, as 0)."""
+    gib = size_bytes / 2**30
+    return f"{gib:.0f}" if gib >= 1 else f"{gib:.2g}"
 
 
 def _share(fraction: float) -> str:

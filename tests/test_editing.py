@@ -335,6 +335,13 @@ def test_hw_show_names_the_file_it_read_and_the_file_it_shadows(roofline, tmp_pa
     assert f"file: {tmp_path / 'h100-sxm.yaml'}" in out and f"shadows: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}" in out
     code, out, _ = roofline("hw", "show", "h100-sxm", "--json", f"--profiles={tmp_path}")
     assert json.loads(out)["shadows"] == [str(ROOT / "hardware_profiles" / "h100-sxm.yaml")]
+    # qa406: a file named by a built-in's short name (h100.yaml: h100 is h100-sxm's alias) hides it too
+    (tmp_path / "h100-sxm.yaml").unlink()
+    (tmp_path / "h100.yaml").write_text(yaml.safe_dump({**data, "name": "h100"}))
+    code, out, _ = roofline("hw", "show", "h100", "--profiles", tmp_path)
+    assert code == 0 and out.rstrip().endswith(f"file: {tmp_path / 'h100.yaml'}\nshadows: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}")
+    code, out, _ = roofline("hw", "show", "h100-sxm", "--profiles", tmp_path)  # the built-in by its own name: nothing hidden
+    assert code == 0 and "shadows:" not in out and out.rstrip().endswith(f"file: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}")
 
 
 def test_hw_list_warns_about_a_user_file_whose_kind_cannot_be_told(roofline, tmp_path):
@@ -2391,10 +2398,13 @@ def test_a_diff_shows_the_digits_that_tell_two_different_values_apart():
 
     lines = side_by_side(("a.yaml", "b.yaml"), ("a", "b"), [("memory", 192e9, 183359.0 * 2**20, "B"),
                                                             ("memory_bandwidth", 8e12, 8e12, "B/s"),
-                                                            ("price", 2.0, 2.0004, "USD/h")])
+                                                            ("price", 2.0, 2.0004, "USD/h"),
+                                                            ("step time", 0.0152, 0.01517, "s")])
     assert lines[4].split() == ["memory", "192", "GB", "192.3", "GB", "1.001x", "*"], lines[4]
     assert lines[5].split() == ["memory_bandwidth", "8", "TB/s", "8", "TB/s", "1x"], lines[5]  # equal: as they were
     assert lines[6].split() == ["price", "2", "USD/h", "2.0004", "USD/h", "1.0002x", "*"], lines[6]
+    assert lines[7].split() == ["step", "time", "15.2", "ms", "15.17", "ms", "0.998x", "*"], lines[7]  # (qa406: '15.2 ms
+    #   (0.0152)', the seconds unsaid)
 
 
 def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_said(tmp_path):

@@ -532,7 +532,14 @@ def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it
             ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 6 GB/s",
              "peak_flops.fp32, tf32, bf16, fp16, fp8, int8 over memory_bandwidth (6 GB/s): ridge points of "),
             ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 3350 TB/s",  # one slip, one line (qa312: two)
-             "memory_bandwidth: 3350 TB/s is above 20 TB/s for one device")):
+             "memory_bandwidth: 3350 TB/s is above 20 TB/s for one device"),
+            # qa406: a latency 1000x too long, a memory or price 1000x too small, a cache past the memory, fp32 past bf16
+            ("link_latency: 3 us", "link_latency: 3 ms", "link_latency: 3 ms is above 1 ms, where collectives measure"),
+            ("scale_out_latency: 20 us", "scale_out_latency: 20 s", "scale_out_latency: 20 s is above 1 ms"),
+            ("memory: 81559 MiB", "memory: 80 MB", "memory: 80 MB is below 1 GB for one device; check the unit"),
+            ("price: 3.00 USD/h", "price: 0.003 USD/h", "price: 0.003 USD/h is below 0.01 USD/h for one device"),
+            ("on_chip_cache: 50 MiB", "on_chip_cache: 50 TB", "on_chip_cache: 50 TB is larger than the memory (81559 MiB)"),
+            ("fp32: 66.9 TFLOP/s", "fp32: 5000 TFLOP/s", "peak_flops.fp32: 5000 TFLOP/s is above peak_flops.bf16 (989.4 TFLOP/s)")):
         assert old in text
         lines = said(text.replace(old, new))
         assert len(lines) == 1 and message in lines[0], (new, lines)

@@ -155,6 +155,9 @@ def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profil
     fp16 = dataclasses.replace(h100, name="v", peak_flops_per_s={k: v for k, v in h100.peak_flops_per_s.items() if k != "bf16"})
     line = hardware_list([fp16]).splitlines()[1]
     assert line.endswith("(no bf16 units: fp16 peak and ridge)") and " 989.4 " in line, line
+    # qa406: a 3 ms link latency (a slip) was listed as 3e+03 us, 80 MB of memory as 0 GiB
+    slipped = hardware_list([dataclasses.replace(h100, name="slip", link_latency_s=3e-3, mem_bytes=80e6)]).splitlines()[1]
+    assert slipped.split()[1] == "0.075" and " 3,000 " in slipped and "e+" not in slipped, slipped
     # qa281: int8's fallback named: it takes fp8's 0.71, the same peak's, which the profile's notes had as bf16's 0.80
     assert "  compute achievable x 0.80, fp8 x 0.71, int8 x 0.71 (fp8's: the same peak)\n" in hardware_table(h100)
     assert "int8 has no measurement and takes fp8's 0.71" in h100.notes
