@@ -337,6 +337,19 @@ def group_note(model, dep: Deployment) -> str:
             "may run it); a smaller tp keeps the groups whole")
 
 
+def dp_spelling_note(dep: Deployment) -> str:
+    """'tp 8, dp-attention 8 is 64 devices here ...' where tp and dp_attention are equal and above 1: SGLang spells its
+    DP attention on 8 GPUs `--tp 8 --dp 8 --enable-dp-attention` (its tp counts every device), which is tp 1,
+    dp_attention 8 here; written as SGLang writes it, the layout is tp x dp_attention devices (qa405: 64, said only by
+    predict's header and a sweep's table). '' else."""
+    if dep.tp <= 1 or dep.tp != dep.dp_attention:
+        return ""
+    n = dep.tp
+    return (f"{dep.describe()} is {dep.devices:,} devices here (dp_attention groups of tp devices each); SGLang's "
+            f"--tp {n} --dp {n} --enable-dp-attention on {n} GPUs is tp 1, dp_attention {n} here (ep {n} for its experts "
+            "with --enable-ep-moe or DeepEP)")
+
+
 def shard_note(model, dep: Deployment) -> str:
     """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard would hold a fraction of a column (the width does not
     divide among the devices) or, in a block-quantised class (model.quant_block, in the checkpoint's own dtype), a part

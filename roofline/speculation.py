@@ -225,10 +225,23 @@ def method_name(method: object) -> object:
     return method.strip().lower() if isinstance(method, str) else method
 
 
+# the engines' own names of a method this tool names otherwise (qa405: SGLang's NEXTN was offered nothing): vLLM's
+# --speculative-config method values (vllm/config/speculative.py) and SGLang's --speculative-algorithm values
+ENGINE_METHOD_NAMES = {
+    "nextn": ("mtp", "SGLang's NEXTN is DeepSeek's multi-token prediction"),
+    "deepseek_mtp": ("mtp", "vLLM's deepseek_mtp is DeepSeek's multi-token prediction"),
+    "standalone": ("draft", "SGLang's STANDALONE is a draft model"),
+    "draft_model": ("draft", "vLLM's draft_model is a draft model"),
+    "eagle3": ("eagle", "EAGLE-3 is an EAGLE head, its acceptance given as alpha or acceptance_length"),
+}
+
+
 def unknown_method(where: str, method: object) -> RooflineError:
     """`WHERE: method: expected one of ..., found X`, naming the method meant where it is close to one."""
     close = closest_names(method.lower(), METHODS, 1, 0.8) if isinstance(method, str) else []
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    engines_word = ENGINE_METHOD_NAMES.get(method.strip().lower().replace("-", "_")) if isinstance(method, str) else None
+    hint = (f" ({engines_word[1]}: method {engines_word[0]} here)" if engines_word else
+            f" (did you mean {close[0]}?)" if close else "")
     shown = shown_value(method)  # YAML's true, as written (qa120); a Series by its type, on one line (qa218)
     line = field_line(where, "method")  # a scenario file's line, as its other errors say (qa182)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}method: expected one of {' | '.join(METHODS)}, "

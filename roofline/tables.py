@@ -28,7 +28,7 @@ def predict_table(point: dict) -> str:
     lines = [
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)}"
         + (f"; {p['scale_up_domains']} scale-up domains, linked by the scale-out link" if p.get("scale_up_domains", 1) > 1 else "")
-        + f")  engine {p['engine']}  batch {p['batch']}  "
+        + f")  engine {p['engine']}{_engine_version(p)}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} ("
         # held once where the engine caches prefixes (qa354: vllm-v0's said as the others')
         + ("" if (p.get("engine_values") or {}).get("prefix_cached", True) else "held by each sequence, ")
@@ -86,7 +86,7 @@ def predict_table(point: dict) -> str:
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({_needed_of_usable(p)} usable, {format_binary(p['memory_needed_bytes'])} of {format_binary(p['usable_memory_bytes'])}: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
-           "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
+           f"its kernel_latency{_quant_kernels_text(p)})" if p.get("kernel_latency_time_s") else ""),
     ]
     for key, label in (("allreduce_time_s", "tp collectives"), ("all_to_all_time_s", "expert dispatch"),
                        ("moe_gather_time_s", "MoE gather/scatter"), ("dp_gather_time_s", "DP gather/scatter"),
@@ -1133,12 +1133,30 @@ def _override_value(key: str, value) -> str:
 ATTENTION_DP_FIELDS = ("DP gather", "stage split under DP", "whole under DP", "sequence-parallel MoE")  # engine_table's
 
 
+def _engine_version(p: dict) -> str:
+    """' (0.8-0.17)': the releases the engine profile describes, beside its name in predict's header (qa405: said only by
+    `engines show`)."""
+    version = (p.get("engine_values") or {}).get("version")
+    return f" ({version})" if version not in (None, "") else ""
+
+
+def _quant_kernels_text(p: dict) -> str:
+    """', with 1 kernel quantising the activations of each fp8 GEMM' where the engine's quant_kernels_per_gemm adds
+    kernels to this point's quantised GEMMs (qa405: the counts `engines show` listed did not give the time)."""
+    n = (p.get("engine_values") or {}).get("quant_kernels_per_gemm") or 0
+    dtypes = list(dict.fromkeys(v["dtype"] for v in p["weight_classes"].values() if v["dtype"] in ("fp8", "fp4", "nvfp4", "int8")))
+    return (f", with {n:g} kernel{'s' if n != 1 else ''} quantising the activations of each {'/'.join(dtypes)} GEMM "
+            "(its quant_kernels_per_gemm)") if n and dtypes else ""
+
+
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
     fields = [
         ("kernel latency", format_seconds(e.kernel_latency_s)),
         ("kernels per layer", _kernel_counts(e.kernels_per_layer)),
         ("kernels per MLA layer", _kernel_counts(e.kernels_per_layer_mla) + " (the rest as above)"),
+        ("quantisation kernels", f"{e.quant_kernels_per_gemm:g} per GEMM whose weights compute in fp8 / fp4 / int8 (it "
+                                 "quantises the GEMM's activations; added to the counts above)"),
         ("quantised MoE efficiency", f"{e.quantised_moe_efficiency:g} (routed experts in fp8 / fp4 / int8; the lower of it and the next where they dequantise)"),
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),

@@ -92,6 +92,10 @@ def test_every_did_you_mean_takes_one_rule():
     assert str(unknown_method("x", "eagel")).endswith("found 'eagel' (did you mean eagle?)")
     assert str(unknown_method("x", "EAGEL")).endswith("found 'EAGEL' (did you mean eagle?)")  # case aside
     assert str(unknown_method("b.yaml", True)).endswith("found true")  # YAML's true, as written (qa120)
+    # qa405: an engine's own name of a method (SGLang's NEXTN, vLLM's deepseek_mtp) is told which method it is here
+    assert str(unknown_method("x", "NEXTN")).endswith("found 'NEXTN' (SGLang's NEXTN is DeepSeek's multi-token "
+                                                      "prediction: method mtp here)")
+    assert str(unknown_method("x", "draft-model")).endswith("(vLLM's draft_model is a draft model: method draft here)")
     for spelled, meant in (("fp88", "fp8"), ("bfloat", "bf16"), ("FP-8", "fp8")):
         with pytest.raises(RooflineError, match=rf"expected one of fp32, bf16, fp16, fp8, int8 \(did you mean {meant}\?\), found '{spelled}'"):
             normalize_dtype(spelled, ("fp32", "bf16", "fp16", "fp8", "int8"), "x", "kv_dtype")

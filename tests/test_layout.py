@@ -457,3 +457,16 @@ def test_a_shard_of_a_column_not_whole_is_said_with_its_remainder():
     assert shard_note(m, deployment(m, tp=2)) == (
         "llama-3.1-8b at tp 2: the columns a device holds are not whole (the dense MLP 14,335 / 2 = 7,167 remainder 1): "
         "vLLM and SGLang refuse to load such a shard")
+
+
+def test_sglangs_spelling_of_dp_attention_is_told_its_device_count():
+    """qa405: `tp: 8, dp_attention: 8`, SGLang's `--tp 8 --dp 8 --enable-dp-attention` as written, priced 64 devices
+    with no word but the header's count; the note says so, and what SGLang's 8-GPU setup is here."""
+    from roofline.layout import dp_spelling_note
+    from roofline.model import load_model
+
+    ds = load_model("deepseek-v3")
+    note = dp_spelling_note(deployment(ds, tp=8, dp_attention=8))
+    assert note.startswith("tp 8, dp-attention 8 is 64 devices here") and "tp 1, dp_attention 8 here" in note, note
+    assert dp_spelling_note(deployment(ds, tp=1, dp_attention=8, ep=8)) == ""
+    assert dp_spelling_note(deployment(ds, tp=2, dp_attention=4)) == "" == dp_spelling_note(deployment(ds, tp=8))

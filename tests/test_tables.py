@@ -1278,3 +1278,22 @@ def test_predicts_json_gives_the_c_its_iteration_line_prints():
         (spec["draft_time_s"] - spec["draft_bookkeeping_time_s"]) / 3 / p["step_time_s"], rel=1e-12)
     assert f"c = {spec['draft_cost_ratio']:.3g} of a decode step" in predict_table(p)
     assert roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="ngram", alpha=0.7, k=3)["spec"]["draft_cost_ratio"] is None
+
+
+@pytest.mark.slow
+def test_the_kernel_latencies_line_and_engines_show_say_the_activation_quantisation_kernels(roofline):
+    """qa405: predict's 'kernel latencies 5.54 ms: sglang's kernels x layers x its kernel_latency' for DeepSeek-V3 in
+    fp8 could not be rebuilt from the counts `engines show sglang` listed: its one activation-quantisation kernel a
+    quantised GEMM (quant_kernels_per_gemm, 1.43 ms there) was in the JSON only. Both say it now; a bf16 model not.
+    And the header names the releases the engine profile describes."""
+    code, out, _ = roofline("predict", "--hardware", "h200", "--model", "deepseek-v3", "--engine", "sglang",
+                            "--dp-attention", "8", "--ep", "8", "--batch", "64")
+    (line,) = [ln for ln in out.splitlines() if ln.lstrip().startswith("operators")]
+    assert code == 0 and line.endswith("its kernel_latency, with 1 kernel quantising the activations of each fp8 GEMM "
+                                       "(its quant_kernels_per_gemm))"), line
+    code, out, _ = roofline("predict", "--hardware", "h200", "--model", "llama-3.1-8b", "--engine", "sglang")
+    assert "  engine sglang (0.4.5-0.5)  batch 1  " in out.splitlines()[0], out  # qa405: its releases, as engines show
+    (line,) = [ln for ln in out.splitlines() if ln.lstrip().startswith("operators")]
+    assert code == 0 and line.endswith("its kernel_latency)"), line
+    code, out, _ = roofline("engines", "show", "sglang")
+    assert code == 0 and "  quantisation kernels      1 per GEMM whose weights compute in fp8 / fp4 / int8" in out, out[:800]
