@@ -1168,7 +1168,7 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
         spec["draft_vocab"] = meta["draft_vocab"]
     if row["method"] == "draft":
         if not isinstance(meta.get("draft"), str):
-            raise RooflineError("a draft model, which the table does not name (no scenario.json, nor a report's NAME.json, beside it to read)")
+            raise RooflineError("a draft model, which the table does not name (no readable scenario.json, nor a report's NAME.json, beside it)")
         spec["draft"] = meta["draft"]
     if meta.get("tree_nodes") is not None:
         spec["tree"] = {"nodes": meta["tree_nodes"], "tau": meta.get("tree_tau")}  # a tau missing: the scenario check says so
@@ -1178,7 +1178,7 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
         spec["acceptance"] = list(meta["acceptance"])
     elif not (meta.get("default_rates") or {}).get(str(row["method"])):
         raise RooflineError("a tree, per-position acceptance rates or a method's published default rates, which the table "
-                            "does not hold (no scenario.json, nor a report's NAME.json, beside it to read; from Python, an "
+                            "does not hold (no readable scenario.json, nor a report's NAME.json, beside it; from Python, an "
                             "alpha axis in the scenario gives each row its own alpha)")  # (qa295: default rates unsaid)
     return spec
 
@@ -1804,13 +1804,15 @@ def check_table(df: pd.DataFrame, where: str) -> None:
         raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")
     _check_counts(df, where)
     for column in (SPEED, COST, "tokens_per_s_per_device", "baseline_tokens_per_s_per_user",
-                   "baseline_cost_usd_per_million_tokens"):  # figures: above 0, or blank (a device without a price)
-        if column in df:
+                   "baseline_cost_usd_per_million_tokens"):  # figures: above 0; a cost may be blank (a device without a
+        if column in df:  # price), a speed not (qa408: a blank speed was a row dropped in silence, the pick changed)
             values = pd.to_numeric(df[column], errors="coerce")
-            bad = values.notna() & ~((values > 0) & (values <= MAX_FIGURE))
-            _refuse_cell(df, column, bad, where, f"a number above 0 up to {MAX_FIGURE:g}, or nothing")
-    fits = df["fits_in_memory"]
-    _refuse_cell(df, "fits_in_memory", ~fits.isin([True, False, 0, 1]), where, "true or false")
+            priced = column in (COST, "baseline_cost_usd_per_million_tokens")
+            bad = (values.notna() | (not priced)) & ~((values > 0) & (values <= MAX_FIGURE))
+            _refuse_cell(df, column, bad, where, f"a number above 0 up to {MAX_FIGURE:g}" + (", or nothing" if priced else ""))
+    for column in ("fits_in_memory", "break_even_at_memory_limit"):  # (qa408: 'maybe' in the second taken)
+        if column in df:
+            _refuse_cell(df, column, ~df[column].isin([True, False, 0, 1]), where, "true or false")
     if "alpha" in df:
         alpha = pd.to_numeric(df["alpha"], errors="coerce")
         _refuse_cell(df, "alpha", alpha.notna() & ~((alpha >= 0) & (alpha <= 1)), where, "an acceptance rate in [0, 1], or nothing")
@@ -1852,6 +1854,14 @@ def check_plot_cells(df: pd.DataFrame, where: str) -> None:
     if "alpha" in df:  # blank where rates or a tree stand for it
         values = pd.to_numeric(df["alpha"], errors="coerce")
         _refuse_cell(df, "alpha", ~(values.isna() | ((values >= 0) & (values <= 1))), where, "a rate in [0, 1], or blank")
+    for column in ("cost_usd_per_million_tokens", "baseline_cost_usd_per_million_tokens"):  # blank: a device without a
+        if column in df:  # price (qa408: -1 and inf drawn, where cheapest refused them)
+            values = pd.to_numeric(df[column], errors="coerce")
+            _refuse_cell(df, column, values.notna() & ~((values > 0) & (values <= MAX_FIGURE)), where,
+                         f"a number above 0 up to {MAX_FIGURE:g}, or blank")
+    for column in ("fits_in_memory", "break_even_at_memory_limit"):  # flags a sweep writes true or false
+        if column in df:  # (qa408: 'maybe' taken)
+            _refuse_cell(df, column, ~df[column].isin([True, False, 0, 1]), where, "true or false")
 
 
 MAX_COUNT, MAX_FIGURE = 2**31 - 1, 1e15  # no sweep writes more: a batch, context or degree; tokens/s or USD

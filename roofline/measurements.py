@@ -643,6 +643,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
 
     keys: dict[tuple, list[int]] = {}
     info: dict[tuple, tuple] = {}
+    past: dict[str, tuple] = {}  # a model's name -> (model, its rows past its trained positions: (row, tokens))
     cap_cache: dict[tuple, int] = {}
     extra = {"replicas": np.zeros(len(df), dtype=np.int64), "alpha": np.full(len(df), np.nan)}
     batch_r = np.zeros(len(df))
@@ -666,6 +667,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             skipped[i] = f"no acceptance_length: {METHOD_WITHOUT_RATES[r.method]} no default acceptance rates"
             continue
         tokens = int(r.input_len + r.output_len)
+        if model.max_context_tokens and tokens > model.max_context_tokens:  # said once below (qa407: in silence)
+            past.setdefault(model.name, (model, []))[1].append((r.row, tokens))
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         if engine_for and r.k > 0 and r.method in engine_for(slot).speculation_refused:  # qa223: scored in silence
             skipped[i] = (f"the {engine_for(slot).name} profile has no {r.method} drafter (its speculation_refused; a copy "
@@ -698,6 +701,12 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
                r.graphs)
         keys.setdefault(key, []).append(i)
         info[key] = (hw, model, dep, draft)
+    for model, rows_past in past.values():
+        shown = ", ".join(str(row) for row, _ in rows_past[:8]) + (f" and {len(rows_past) - 8} more" if len(rows_past) > 8 else "")
+        warn(f"{where}: row{'s' if len(rows_past) > 1 else ''} {shown}: input_len + output_len (up to "
+             f"{max(t for _, t in rows_past):,}) is past {model.name}'s {model.max_context_tokens:,} trained positions "
+             "(max_context_tokens), which vLLM and SGLang refuse unless told to: a run's total tokens written for one "
+             "request's (divide by the requests completed)?")
     groups = []
     for key, rows in keys.items():
         idx = np.asarray(rows)

@@ -479,7 +479,21 @@ def read_results(table: Path) -> tuple[Path, pd.DataFrame]:
         df = _read_table(path)
     except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
         raise RooflineError(f"{path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
+    _warn_rows_short(path, len(df))
     return path, df
+
+
+def _warn_rows_short(path: Path, rows: int) -> None:
+    """A table holding another number of rows than the points its scenario.json records (qa408: a CSV cut at a line's
+    end, an interrupted copy, answered `cheapest` from 199 of its 540 rows in silence): said, and read as it is."""
+    from roofline.errors import warn
+    from roofline.frontier import _json_object, table_json
+
+    meta_path, _ = table_json(path)
+    points = (_json_object(meta_path)[0] or {}).get("points") if meta_path is not None else None
+    if isinstance(points, int) and not isinstance(points, bool) and points != rows:
+        warn(f"{path}: {rows:,} rows where {meta_path.name} records {points:,} points swept: a table cut short or edited "
+             "(an interrupted copy?); read as it is")
 
 
 def _has_parquet() -> bool:

@@ -179,7 +179,10 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
     ("alpha", 2.0, "alpha: expected an acceptance rate in [0, 1], or nothing, found 2 (line 2)"),
     ("hardware", "", "hardware: expected a name, found an empty or NaN cell (line 2)"),
     ("tp", 0, "tp: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
-    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number above 0 up to 1e+15, or nothing, found inf (line 2)"),
+    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number above 0 up to 1e+15, found inf (line 2)"),
+    # qa408: a blank speed (no sweep writes one) dropped its row in silence, and the pick changed
+    ("tokens_per_s_per_user", float("nan"), "tokens_per_s_per_user: expected a number above 0 up to 1e+15, found an empty or NaN cell (line 2)"),
+    ("break_even_at_memory_limit", "maybe", "break_even_at_memory_limit: expected true or false, found 'maybe' (line 2)"),
     ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a number above 0 up to 1e+15, or nothing, found -1 (line 2)"),
 ])
 def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, expected):
@@ -927,12 +930,14 @@ def test_plot_refuses_every_number_cell_it_reads_that_is_not_one(tmp_path, roofl
                         "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n", "--format", "csv")
     df = pd.read_csv(tmp_path / "sw" / "results.csv")
     for column, value, says in (("tokens_per_s_per_device", float("inf"), "found inf"), ("max_batch", -3, "found -3"),
-                                ("alpha", 1.5, "found 1.5")):
-        path = tmp_path / f"{column}.csv"
-        edited = df.copy()
+                                ("alpha", 1.5, "found 1.5"),  # qa408: a negative or infinite cost, a flag of 'maybe'
+                                ("cost_usd_per_million_tokens", -1.0, "found -1"), ("cost_usd_per_million_tokens", float("inf"), "found inf"),
+                                ("break_even_at_memory_limit", "maybe", "found 'maybe'")):
+        path = tmp_path / f"{column}-{value}.csv"
+        edited = df.copy().astype({column: object})
         edited[column] = [value] + list(df[column])[1:]
         edited.to_csv(path, index=False)
-        code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
+        code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}-{value}")
         assert code == 2 and f"{column}: expected" in err and says in err, err
 
 
@@ -1901,3 +1906,20 @@ def test_serving_miss_margins_price_the_other_deployment_between_its_swept_batch
     row = now[now["batch"] == int(printed.group(2))]
     assert len(row) == 1 and f"{row['serving_cost_usd_per_million_tokens'].iloc[0]:.3g}" == printed.group(1)
     assert plan.groupby("decoding")["answer"].sum().le(1).all()  # one answer a kind
+
+
+@pytest.mark.slow
+def test_a_table_cut_short_of_the_points_its_scenario_records_is_said(tmp_path, roofline):
+    """qa408: a results.csv cut at a line's end (199 of its 540 rows: an interrupted copy) was answered from in
+    silence; its scenario.json records the points swept, and a table of another number of rows is said."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nengine: vllm\nmethod: eagle\n"
+                        "axes: {batch: [1, 8, 64], context: [2048], k: [0, 2], alpha: [0.8]}\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert code == 0 and "rows where" not in err, err
+    lines = (tmp_path / "sw" / "results.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "sw" / "results.csv").write_text("".join(lines[:8]))  # the header and 7 of its 12 rows
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert code == 0 and (f"warning: {tmp_path / 'sw' / 'results.csv'}: 7 rows where scenario.json records 12 points "
+                          "swept: a table cut short or edited") in err, err

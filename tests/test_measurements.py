@@ -1402,3 +1402,20 @@ def test_a_servers_own_method_name_in_a_file_is_refused_with_the_name_it_stands_
         load_measurements(write_rows(tmp_path, [{"method": "deepseek_mtp", "k": "1"}], name="m2.csv"))
     with pytest.raises(RooflineError, match=r"ngram, found 'medusa2'$"):  # no such name: no hint
         load_measurements(write_rows(tmp_path, [{"method": "medusa2"}], name="m3.csv"))
+
+
+@pytest.mark.slow
+def test_rows_past_the_models_trained_positions_are_said(tmp_path):
+    """qa407: rows of 200,000 prompt tokens on Llama 3.1 8B (131,072 trained positions: a run's total input written for
+    one request's) were fitted and scored in silence, where predict says such a context is past the model's."""
+    shipped = pd.read_csv(default_measurements_path(), dtype=str, keep_default_na=False)
+    rows = shipped[(shipped["model"] == "llama-3.1-8b") & (shipped["quantity"] == "step_time_s")].head(3).copy()
+    rows.iloc[:2, rows.columns.get_loc("input_len")] = "200000"
+    path = tmp_path / "m.csv"
+    rows.to_csv(path, index=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        predict_measurements(load_measurements(path), where=str(path))
+    said = [str(w.message) for w in caught if "trained positions" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(f"{path}: rows 1, 2: input_len + output_len (up to 20"), said
+    assert "past llama-3.1-8b's 131,072 trained positions" in said[0], said
