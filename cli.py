@@ -1019,7 +1019,7 @@ def bench(
 @app.command()
 def fit(
     file: Annotated[Path, typer.Argument(help="Measurements CSV (measurements/README.md); its split = fit rows are fitted.")],
-    engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | vllm-v0 | sglang | sglang-early | trtllm | a profile path.")] = "vllm",
+    engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | vllm-v0 | sglang | sglang-early | trtllm, a profile of your own (by name on the search path, or a path; it fits the rows of the engine it descends from).")] = "vllm",
     out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",

@@ -1104,6 +1104,20 @@ def _shown(value: float) -> str:
     return f"{value:.4g}"
 
 
+def _worse_than_loaded(fit: dict) -> list[str]:
+    """A line where the fitted values describe the rows worse than the profile as it is (qa407: `--fix
+    overlap_exponent` held sglang's fitted 1 at its start, 3, and the written profile's 0.051 stood against the
+    profile's own 0.023, unsaid), the parameters it held fixed named."""
+    rms = fit["rms_log_error"]
+    if "loaded" not in rms or not rms["fitted"] > 1.05 * rms["loaded"]:
+        return []
+    fixed = [row["parameter"] for row in fit["parameters"] if row.get("fixed")]
+    return [f"worse than {fit['base'].name} as it is on these rows ({rms['fitted']:.3f} against {rms['loaded']:.3f}): "
+            + (f"the parameters held at their start ({', '.join(fixed)}) keep the fit from the profile's values; "
+               if fixed else "")
+            + f"{fit['base'].name} as it is describes them better"]
+
+
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
@@ -1114,7 +1128,7 @@ def fit_report(fit: dict) -> str:
              # qa334: a rise read as a fit that made things worse, where a robust loss gave up on a few rows (next line)
              + (f"; the {fit['loss']} loss minimises its own sum, not this RMS, which its far rows can raise"
                 if fit.get("loss", "linear") != "linear" and fit["rms_log_error"]["fitted"] > fit["rms_log_error"]["start"] else ""),
-             *_faded_rows(fit), *_eager_rows(fit), ""]
+             *_worse_than_loaded(fit), *_faded_rows(fit), *_eager_rows(fit), ""]
     if fit.get("dropped_overrides"):  # said above the table, not inside it (qa187)
         lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])
                      + " (override values an earlier --per-family fit wrote; --per-family NAME fits them again)")
@@ -1158,7 +1172,8 @@ def fit_report(fit: dict) -> str:
     lines += ["", "start, fitted: the row's quantity predicted at the start and the fitted values, in its unit (step_time_s "
                   "in seconds, tokens_per_s... in tokens/s, speedup a ratio); ln(p/m): the fitted prediction's log residual "
                   "(+0.262: 30% high, -0.223: 20% low); run at: the sequences decoded at once the row is predicted at (its "
-                  "mean in flight where recorded, else its batch; capped by memory; predict --batch takes it rounded; "
+                  "mean in flight where recorded, else its batch; at least 1, a throughput row's mean in flight below 1 "
+                  "(a client idle between requests) scaling its tokens/s; capped by memory; predict --batch takes it rounded; "
                   "1.33x3: 1.33 in each of 3 replicas, where the row's gpus hold several: predict --batch takes a "
                   "replica's)",  # (qa310; qa388: a replica's batch of 1.33 was said as 4, which predict put 3% off)
               f"{'row':>4} {'source':<30} {'hardware':<14} {'model':<16} {'batch':>5} {'run at':>7} {'method':<6} {'quantity':<22} "

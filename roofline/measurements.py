@@ -1237,6 +1237,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                                                               "acceptance_length") if _positive(result.get(key))),
                                   "a plain run with --method none (this one speculated: pass its --method and --k)", f"{tau:g}")
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
+            if printed is None and result.get("concurrency") is not None:  # 0, NaN, text: a corrupt field (qa407: read
+                raise field_error(f"{path}: result {n}", "concurrency", "the mean requests in flight, above 0 (SGLang's "  # as
+                                  "bench_serving writes it)", result["concurrency"])  # none, its rows at the client's cap)
             little = None if printed else _mean_in_flight(result)
             if not printed and little is None and any(result.get(key) is not None for key in ("ttfts", "itls", "latencies")):
                 warn(f"{path}: result {n}: per-request records (ttfts / itls / latencies) that give no mean in flight (a "

@@ -1024,3 +1024,20 @@ def test_a_kept_value_that_would_move_the_rows_is_not_kept(tmp_path, monkeypatch
     monkeypatch.setattr(fitmod, "_kept_from_earlier_fit", lambda loaded, start, undetermined: [kernel])
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=30)
     assert fit["kept"] == {} and not any(row["kept"] for row in fit["parameters"])
+
+
+def test_a_fit_worse_than_the_profile_as_it_is_says_so_and_names_what_it_held():
+    """qa407: `fit --fix overlap_exponent` held sglang's fitted 1 at its start, 3, and wrote a profile of RMS 0.051 on the
+    rows sglang as it is described at 0.023, with nothing said beyond the two figures."""
+    from types import SimpleNamespace
+
+    from roofline.fit import _worse_than_loaded
+
+    params = [{"parameter": "overlap_exponent", "fixed": True}, {"parameter": "kernel_latency", "fixed": False}]
+    fit = {"rms_log_error": {"start": 0.112, "loaded": 0.023, "fitted": 0.051}, "parameters": params,
+           "base": SimpleNamespace(name="sglang")}
+    assert _worse_than_loaded(fit) == ["worse than sglang as it is on these rows (0.051 against 0.023): the parameters held "
+                                       "at their start (overlap_exponent) keep the fit from the profile's values; sglang as "
+                                       "it is describes them better"]
+    assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "loaded": 0.023, "fitted": 0.018}}) == []
+    assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "fitted": 0.051}}) == []  # no profile values

@@ -412,6 +412,10 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     assert list(tree["draft_tokens"]) == ["8", "8"] and list(raw["draft_tokens"]) == ["", ""]
     assert list(raw["acceptance_length"]) == ["2.6", "2.6"] and list(raw["concurrency"]) == ["0.98", "15.68"]
     assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
+    for bad in (0, float("nan"), "many"):  # qa407: a corrupt mean in flight was read as none, its rows at the cap
+        path.write_text(json.dumps({**lines[0], "concurrency": bad}) + "\n")
+        with pytest.raises(RooflineError, match=r"result 1: concurrency: expected the mean requests in flight, above 0"):
+            convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
 
 
 def test_convert_writes_an_eagle_heads_draft_vocab_that_the_rows_are_predicted_with(tmp_path, roofline):
