@@ -2107,7 +2107,7 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     """The lines of a two-profile diff (`hw diff`, `models diff`, `engines diff`): the two files, then one line a row
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
     differ; a label longer than DIFF_LABEL_WIDTH on a line of its own above its values."""
-    width = max(len(r[0]) for r in rows if r[3] is not None and len(r[0]) <= DIFF_LABEL_WIDTH)  # a longer label: a line of
+    width = max((len(r[0]) for r in rows if r[3] is not None and len(r[0]) <= DIFF_LABEL_WIDTH), default=0)  # a longer label: a line of
     # its own, its values on the next (qa403: a label of 81 characters made every row of `engines diff` 269 wide)
     shown = [(_shown(va, unit), _shown(vb, unit)) if unit is not None else None for _, va, vb, unit in rows]
     for i, (_, va, vb, unit) in enumerate(rows):  # two values that differ but print alike get the digits that tell them

@@ -317,8 +317,9 @@ def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()
     target = resolve_name(kind, name, extra_dirs)
     same = [path for stem, path in _candidates(kind, extra_dirs)[0] if stem.lower() == target.lower()]
     alias = alias_of(kind, same[0].stem) if same else None
-    if alias is not None and alias.lower() != same[0].stem.lower():
-        same += [f for f in _builtin_files(kind) if f.stem.lower() == alias.lower() and f.resolve() != same[0].resolve()]
+    if alias is not None and alias.lower() != same[0].stem.lower():  # the file the short name would mean without it: a
+        same += [path for stem, path in _candidates(kind, extra_dirs)[0]  # user file of the built-in's name, else the
+                 if stem.lower() == alias.lower() and path.resolve() != same[0].resolve()][:1]  # built-in (qa409)
     return same[1:]
 
 

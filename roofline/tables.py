@@ -816,10 +816,16 @@ def hardware_list(specs: list) -> str:
         lines.append(
             f"{hw.name:<16}{_gib(hw.mem_bytes):>11}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
-            + (f"{'-':>31}{'-':>12}" if hw.measured else f"{hw.link_for(2)[0] / 1e9:>31.1f}{hw.link_for(2)[1] * 1e6:>12,.4g}")  # (qa406: 3 ms as 3e+03)
+            + (f"{'-':>31}{'-':>12}" if hw.measured else f"{hw.link_for(2)[0] / 1e9:>31.1f}{_us(hw.link_for(2)[1]):>12}")
             + f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
+
+
+def _us(latency_s: float) -> str:
+    """`hw list`'s latency in us: three digits, whole with separators from 1,000 (qa406, qa409: 3 ms as 3e+03)."""
+    us = latency_s * 1e6
+    return f"{us:,.0f}" if us >= 1000 else f"{us:.3g}"
 
 
 def _gib(size_bytes: float) -> str:
@@ -1144,7 +1150,9 @@ def _quant_kernels_text(p: dict) -> str:
     """', with 1 kernel quantising the activations of each fp8 GEMM' where the engine's quant_kernels_per_gemm adds
     kernels to this point's quantised GEMMs (qa405: the counts `engines show` listed did not give the time)."""
     n = (p.get("engine_values") or {}).get("quant_kernels_per_gemm") or 0
-    dtypes = list(dict.fromkeys(v["dtype"] for v in p["weight_classes"].values() if v["dtype"] in ("fp8", "fp4", "nvfp4", "int8")))
+    dtypes = list(dict.fromkeys(op.get("compute_dtype") for op in (p.get("operators") or {}).values()  # as the GEMMs
+                                if op.get("compute_dtype") in ("fp8", "fp4", "int8")))  # compute (qa409: an A100's fp8
+    # weights, weight-only there, were said to quantise their activations)
     return (f", with {n:g} kernel{'s' if n != 1 else ''} quantising the activations of each {'/'.join(dtypes)} GEMM "
             "(its quant_kernels_per_gemm)") if n and dtypes else ""
 

@@ -340,6 +340,10 @@ def test_hw_show_names_the_file_it_read_and_the_file_it_shadows(roofline, tmp_pa
     (tmp_path / "h100.yaml").write_text(yaml.safe_dump({**data, "name": "h100"}))
     code, out, _ = roofline("hw", "show", "h100", "--profiles", tmp_path)
     assert code == 0 and out.rstrip().endswith(f"file: {tmp_path / 'h100.yaml'}\nshadows: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}")
+    (tmp_path / "h100-sxm.yaml").write_text(yaml.safe_dump(data))  # a user file of the built-in's name beside it: that is
+    code, out, _ = roofline("hw", "show", "h100", "--profiles", tmp_path)  # what h100 would mean without h100.yaml (qa409)
+    assert code == 0 and out.rstrip().endswith(f"file: {tmp_path / 'h100.yaml'}\nshadows: {tmp_path / 'h100-sxm.yaml'}"), out[-300:]
+    (tmp_path / "h100-sxm.yaml").unlink()
     code, out, _ = roofline("hw", "show", "h100-sxm", "--profiles", tmp_path)  # the built-in by its own name: nothing hidden
     assert code == 0 and "shadows:" not in out and out.rstrip().endswith(f"file: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}")
 
@@ -1508,6 +1512,10 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     (at,) = [i for i, ln in enumerate(lines) if ln.startswith("host_overlap_speculating")]  # qa202: vllm's true meant
     assert lines[at] == "host_overlap_speculating (A: no effect, host_overlap false)"  # nothing where its host work is
     assert lines[at + 1].split()[:2] == ["true", "false"]  # never overlapped; its values on the next line (qa403)
+    both = roofline("engines", "diff", "vllm", "vllm")[1].splitlines()  # qa409: both sides, and neither
+    assert "host_overlap_speculating (A and B: no effect, host_overlap false)" in both
+    (row,) = [ln for ln in roofline("engines", "diff", "sglang", "trtllm")[1].splitlines() if ln.startswith("host_overlap_speculating")]
+    assert row.split()[:3] == ["host_overlap_speculating", "false", "true"], row
 
 
 def test_a_diff_s_long_label_is_a_line_of_its_own_not_a_wider_label_column():
@@ -1521,6 +1529,10 @@ def test_a_diff_s_long_label_is_a_line_of_its_own_not_a_wider_label_column():
     assert len(long) > DIFF_LABEL_WIDTH and label == long and values.split() == ["0.078", "0.19", "-", "*"]
     assert values.startswith(" " * len("kernel_latency  ")) and first.split() == ["kernel_latency", "3.4", "us", "5.4", "us", "1.59x", "*"]
     assert len(header) == len(first.removesuffix("  *")) == len(values.removesuffix("  *")) < len(long), lines
+    at_width = "x" * DIFF_LABEL_WIDTH  # a label of the width itself stays in its column (qa409)
+    assert side_by_side(("a", "b"), ("a", "b"), [("k", 1.0, 2.0, ""), (at_width, 1.0, 2.0, "")])[-1].startswith(at_width + "  ")
+    only_long = side_by_side(("a", "b"), ("a", "b"), [(long, 1.0, 2.0, "")])  # every label long: no column of labels
+    assert only_long[-2:] == [long, "               1               2       2x  *"], only_long
 
 
 def test_a_diff_s_value_columns_are_as_wide_as_its_longest_value():

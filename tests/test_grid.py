@@ -1205,3 +1205,10 @@ def test_a_known_miss_matching_several_configs_is_said_once_naming_them():
     assert len(said) == 1, said
     assert ("so the same prediction as here for each of 2 configs (deepseek-v3 on h200 at tp 8; deepseek-r1 on h200 "
             "at tp 8): DeepSeek-R1") in said[0] and said[0].count("x% short") == 1, said
+    one = scenario_from_dict({"name": "t", "hardware": "h200", "model": "deepseek-v3", "kv_dtype": ["bf16", "fp8"], "tp": 8,
+                              "engine": "vllm", "axes": {"batch": [1, 16, 64], "context": [4096]}}, "t.yaml")
+    with warnings.catch_warnings(record=True) as caught:  # two configs at one layout name it once (qa409)
+        warnings.simplefilter("always")
+        load_configs(one)
+    said = [str(w.message) for w in caught if "DeepSeek-R1 on 8 H200" in str(w.message)]
+    assert len(said) == 1 and "so the same prediction as here for deepseek-v3 on h200 at tp 8: DeepSeek-R1" in said[0], said

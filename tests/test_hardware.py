@@ -543,6 +543,13 @@ def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it
         assert old in text
         lines = said(text.replace(old, new))
         assert len(lines) == 1 and message in lines[0], (new, lines)
+    for old, new in (("link_latency: 3 us", "link_latency: 1 ms"), ("memory: 81559 MiB", "memory: 1 GB"),  # at each bound:
+                     ("price: 3.00 USD/h", "price: 0.01 USD/h"), ("on_chip_cache: 50 MiB", "on_chip_cache: 81559 MiB")):
+        assert old in text and said(text.replace(old, new)) == [], new  # nothing (qa409)
+    cpu = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "epyc-9654.yaml").read_text()
+    cpu = cpu.replace("name: epyc-9654", "name: h100-sxm").replace("fp32: 7.4 TFLOP/s", "fp32: 20 TFLOP/s")  # said() names
+    # it slip; its fp32 past its bf16
+    assert "kind: cpu" in cpu and said(cpu) == [] and said(cpu.replace("kind: cpu", "kind: gpu")) != []  # a CPU's fp32 may pass its bf16
     lines = said(text.replace("bf16: 989.4 TFLOP/s", "bf16: 0.99 EFLOP/s").replace("fp16: 989.4 TFLOP/s", "fp16: 0.99 EFLOP/s")
                  .replace("fp8: 1978.9 TFLOP/s", "fp8: 1.98 EFLOP/s").replace("int8: 1978.9 TOP/s", "int8: 1.98 EOP/s"))
     assert lines == [f"{tmp_path / 'slip.yaml'}: peak_flops.bf16, fp16, fp8, int8: 0.99 EFLOP/s, 0.99 EFLOP/s, 1.98 EFLOP/s, "

@@ -470,3 +470,16 @@ def test_sglangs_spelling_of_dp_attention_is_told_its_device_count():
     assert note.startswith("tp 8, dp-attention 8 is 64 devices here") and "tp 1, dp_attention 8 here" in note, note
     assert dp_spelling_note(deployment(ds, tp=1, dp_attention=8, ep=8)) == ""
     assert dp_spelling_note(deployment(ds, tp=2, dp_attention=4)) == "" == dp_spelling_note(deployment(ds, tp=8))
+    assert dp_spelling_note(deployment(ds)) == "" and "(ep 8 for its experts with --enable-ep-moe or DeepEP)" in note
+    said = predict("h200", "deepseek-v3", 8, 1024, engine="sglang", tp=8, dp_attention=8)["warnings"]  # qa409: where used
+    assert any(w.startswith("tp 8, dp-attention 8 is 64 devices here") for w in said), said
+    import warnings
+
+    from roofline.grid import load_configs
+    from roofline.scenario import scenario_from_dict
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_configs(scenario_from_dict({"name": "t", "hardware": "h200", "model": "deepseek-v3", "tp": 8, "dp_attention": 8,
+                                         "engine": "sglang", "axes": {"batch": [64], "context": [1024]}}, "t.yaml"))
+    assert any("tp 8, dp-attention 8 is 64 devices here" in str(w.message) for w in caught)

@@ -1297,3 +1297,11 @@ def test_the_kernel_latencies_line_and_engines_show_say_the_activation_quantisat
     assert code == 0 and line.endswith("its kernel_latency)"), line
     code, out, _ = roofline("engines", "show", "sglang")
     assert code == 0 and "  quantisation kernels      1 per GEMM whose weights compute in fp8 / fp4 / int8" in out, out[:800]
+    for args in (("--hardware", "h200", "--model", "deepseek-v3", "--engine", "trtllm", "--tp", "8"),  # none a GEMM
+                 ("--hardware", "a100-sxm-80gb", "--model", "llama-3.1-8b", "--engine", "sglang", "--weight-dtype", "fp8")):
+        code, out, _ = roofline("predict", *args)  # qa409: an A100's fp8 weights compute in bf16 (weight-only)
+        (line,) = [ln for ln in out.splitlines() if ln.lstrip().startswith("operators")]
+        assert code == 0 and line.endswith("its kernel_latency)"), (args, line)
+    from roofline.tables import _engine_version
+
+    assert _engine_version({"engine_values": {"version": ""}}) == "" == _engine_version({})
