@@ -2333,6 +2333,8 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
             rows.append(("known misses", *cells, "text"))  # 5 beside a predict saying vllm-v0's 5 under vllm)
             continue
         va, vb = ja[key], jb[key]
+        if key == "speculation_caveats":  # the methods it has a caveat for (engines show says each): a row a repr wide else
+            va, vb = (", ".join(v) if v else "-" for v in (va, vb))
         unit = ("s" if key.endswith("_s") else "B" if key.endswith("_bytes") else "text"
                 if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else "")
         shown = (lambda v: "-" if v is None else str(v).lower() if isinstance(v, bool) else v) if unit == "text" else (lambda v: v)

@@ -65,6 +65,7 @@ from roofline.serving import (
     optimistic_found_for,
     running_cap_speculating,
     speculating_engine,
+    speculation_caveat_note,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -343,6 +344,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
+                     speculation_caveat_note(on_hw, method) if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else "",
                      running_cap_note(on_hw, hw, top, dep),
                      idle, rates_note, reuse, reach, longest, drafter_longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,

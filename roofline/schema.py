@@ -294,6 +294,9 @@ def engine_schema() -> dict:
         "speculation_refused": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},
+        "speculation_caveats": {"type": ["object", "null"], "description": "{method: note}: said where a point drafts so",
+                                "propertyNames": {"pattern": r"^\s*(" + "|".join(map(_any_case, serving.DRAFTING_METHODS)) + r")\s*$"},
+                                "additionalProperties": {"type": "string", "pattern": r"\S"}},
         "mixed_prefill": {"type": "boolean"}, "prefix_cached": {"type": "boolean"}, "prefix_cached_speculating": {"type": "boolean"}, "graphs": {"type": "boolean"}, "pp_remainder": {"enum": list(serving.PP_REMAINDERS)},
         "attention_dp": {"type": "boolean"}, "expert_parallel": {"type": "boolean"}, "mla_absorbed_bf16": {"type": "boolean"},
         "overrides": {"type": ["array", "null"], "items": {

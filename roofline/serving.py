@@ -98,7 +98,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      it has no drafter for (SGLang has no Medusa); `speculation_refused_with_dp_attention`, the
                      methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
                      there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
-                     server-args check): predict and sweeps warn, cheapest and the report leave such rows out
+                     server-args check): predict and sweeps warn, cheapest and the report leave such rows out;
+                     `speculation_caveats` {method: note}, what a point drafting so must know that leaves it priced (vLLM
+                     0.10-0.13 refuse a draft model): predict, sweeps and cheapest say it
 
 `ideal` sets every term to zero: the roofline bound, with only the hardware profile's own `step_overhead` (engine.py). A profile may carry `overrides` per
 hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
@@ -328,6 +330,7 @@ class ServingEngine:
     speculation_refused: tuple = ()  # methods the engine has no drafter for (SGLang: medusa)
     speculation_refused_with_dp_attention: tuple = ()  # methods the engine refuses under attention DP
     speculation_refused_with_pp: bool = False  # the engine refuses every speculative method at pp > 1
+    speculation_caveats: tuple = ()  # (method, note): what a point drafting with that method must know (releases refusing it)
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     prefix_cached: bool = True  # an arriving request's prefill skips a shared prefix the engine holds (module docstring)
@@ -480,6 +483,7 @@ class ServingEngine:
                 "quant_kernels_per_gemm", "nvidia_only",
                 "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "graphs", "eager_launch_s", "costs_from")
         out = {k: getattr(self, k) for k in keys}
+        out["speculation_caveats"] = dict(self.speculation_caveats)
         out["memory_fraction_by_devices"] = {n: f for n, f in self.memory_fraction_by_devices}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -512,7 +516,7 @@ _KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_pe
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_by_devices", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small",
           "sampler_logit_copies", "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
-          "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
+          "speculation_refused_with_pp", "speculation_caveats", "nvidia_only", "mixed_prefill", "prefix_cached", "prefix_cached_speculating", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -585,6 +589,25 @@ STAGE_SPLIT_CLASSES = {  # what an engine may run over every device of a stage u
     "lm_head": "the LM head, its logits all-gathered (SGLang since 0.4.6: enable_dp_lm_head off, its default; a replicated "
                "LM head before)",
 }
+
+
+def _method_notes(where: str, key: str, value: object) -> tuple:
+    """A profile's {method: note} (null or {} for none): each key a speculative method (any case), each note text."""
+    if value is None:
+        return ()
+    if isinstance(value, (tuple, list)):  # a spec's own pairs
+        value = dict(value) if all(isinstance(p, (tuple, list)) and len(p) == 2 for p in value) else value
+    if not isinstance(value, dict):
+        raise field_error(where, key, "a mapping of method to note, e.g. {draft: 'releases 0.10-0.13 refuse it'}", value)
+    out = {}
+    for method, note in value.items():
+        name = method.strip().lower() if isinstance(method, str) else method
+        if name not in DRAFTING_METHODS:
+            raise field_error(where, f"{key} key", "one of " + ", ".join(DRAFTING_METHODS), method)
+        if not isinstance(note, str) or not note.strip():
+            raise field_error(where, f"{key}.{name}", "a note (text)", note)
+        out[name] = " ".join(note.split())
+    return tuple((m, out[m]) for m in DRAFTING_METHODS if m in out)
 
 
 def _class_list(choices: dict):
@@ -674,6 +697,15 @@ def engine_refusals(engine: ServingEngine, hw, model, dep) -> list[str]:
     return [w for w in (engine_on_a_cpu(engine, hw) if not runs_on(engine, hw) else "",
                         stage_split_dense_note(engine, model, dep), engine_layout_note(engine, model, dep),
                         shard_note(model, dep) if engine.name != IDEAL.name else "") if w]
+
+
+def speculation_caveat_note(engine: ServingEngine, method: str) -> str:
+    """What a point drafting with `method` under `engine` must know that does not stop every setup running it (its
+    profile's speculation_caveats: vLLM's releases 0.10-0.13 refuse a draft model, qa405), '' where it says nothing.
+    Not a refusal: the point stays priced, and cheapest and the report keep it."""
+    caveat = dict(engine.speculation_caveats).get(method)
+    return (f"{method} speculation under {engine.name}" + (f" ({engine.version})" if engine.version else "")
+            + f": {caveat} (its profile's speculation_caveats)") if caveat else ""
 
 
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
@@ -924,6 +956,7 @@ _SPECULATION_RULES = {
     "speculation_refused": _class_list(dict.fromkeys(DRAFTING_METHODS)),
     "speculation_refused_with_dp_attention": _class_list(dict.fromkeys(DRAFTING_METHODS)),
     "speculation_refused_with_pp": check_flag,
+    "speculation_caveats": _method_notes,
 }
 COST_FIELDS = (*_SECONDS.values(), *_BYTES.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
 COST_KEYS = (*_SECONDS, *_BYTES, *_VALUE_RULES)  # the same fields as a profile spells them (schema.py)

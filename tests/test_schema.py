@@ -175,6 +175,7 @@ def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_
         "notes": ["n", None, {"a": 1}],
         "speculation_refused_with_dp_attention": [["draft", "ngram"], [], ["lookahead"], ["draft", "draft"]],
         "speculation_refused_with_pp": [True, "no"],
+        "speculation_caveats": [{"draft": "n"}, {"Draft ": "n"}, None, {}, {"lookahead": "n"}, {"draft": " "}, {"draft": 3}, ["draft"]],
         "nvidia_only": [False, 0],
         "known_misses": [[{"note": "n", "measured": "slower"}], [{"note": "n", "measured": None, "batch": None}],
                          [{"note": "n", "measured": "slow"}], [{"note": "n", "hardware": None, "models": None}],  # qa312

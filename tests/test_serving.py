@@ -295,7 +295,8 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
     own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "prefix_cached", "pp_remainder",
-           "attention_dp", "expert_parallel", "mla_absorbed_bf16", "known_misses"}  # (its misses measured of it)
+           "attention_dp", "expert_parallel", "mla_absorbed_bf16", "known_misses",  # (its misses measured of it)
+           "speculation_caveats"}  # (V0 ran a draft model, which V1 refused from 0.10 to 0.13: qa405)
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
@@ -306,6 +307,7 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
     assert (vllm.pp_remainder, v0.pp_remainder) == ("before_last", "last_all")
     # and how MLA's absorbed up-projections are held: 16-bit copies since PR 14770 (0.8), materialised before (qa260)
     assert (vllm.mla_absorbed_bf16, v0.mla_absorbed_bf16) == (True, False)
+    assert dict(vllm.speculation_caveats).keys() == {"draft"} and v0.speculation_caveats == ()
     assert v0.for_hardware("mi300x").kernel_latency_s == vllm.for_hardware("mi300x").kernel_latency_s != vllm.kernel_latency_s
 
     def write(name, text):
@@ -1391,3 +1393,31 @@ def test_what_an_engine_holds_before_it_measures_its_share_is_a_context_not_a_de
     dep = deployment(model)
     assert usable_bytes_for(l4, model, dep, small.for_hardware(l4)) == 0.0
     assert usable_memory_text(l4, model, dep, small.for_hardware(l4)).startswith("no memory left: 24.2 GB less the 64.4 GB")
+
+
+@pytest.mark.slow
+def test_a_speculation_caveat_is_said_where_a_point_drafts_so_and_the_point_stays_priced(roofline, tmp_path):
+    """qa405: a Llama 3.2 1B drafter for Llama 3.1 70B under vllm priced 1.91x with no word that vLLM 0.10-0.13 refuse a
+    draft model (PR 22047, issue 31883); vllm's speculation_caveats says it where a point drafts with one, the point kept,
+    and vllm-v0 (whose V0 engine ran one) sets none of its own."""
+    import roofline as api
+    from roofline.serving import engine_from_dict, speculation_caveat_note
+
+    args = dict(tp=4, batch=16, method="draft", draft="llama-3.2-1b", k=4, alpha=0.7)
+    said = [w for w in api.predict("h100-sxm", "llama-3.1-70b", **args)["warnings"] if "speculation_caveats" in w]
+    p = api.predict("h100-sxm", "llama-3.1-70b", **args)
+    assert len(said) == 1 and said[0].startswith("draft speculation under vllm (0.8-0.17): vLLM 0.10-0.13 refuse a draft model")
+    assert p["spec"]["engine_refuses"] == [] and p["spec"]["speedup"] > 1  # a caveat, not a refusal
+    assert not any("speculation_caveats" in w for w in api.predict("h100-sxm", "llama-3.1-70b", engine="vllm-v0", **args)["warnings"])
+    assert not any("speculation_caveats" in w for w in api.predict("h100-sxm", "llama-3.1-70b", **{**args, "method": "eagle",
+                                                                                                  "draft": None})["warnings"])
+    code, out, _ = roofline("engines", "show", "vllm")
+    assert "draft: vLLM 0.10-0.13 refuse a draft model" in out and "(speculation_caveats: warned, kept)" in out
+    engine = engine_from_dict({"name": "x", "source": "s", "speculation_caveats": {"Draft": "  old  releases\n refuse it "}}, "x.yaml")
+    assert speculation_caveat_note(engine, "draft") == "draft speculation under x: old releases refuse it (its profile's speculation_caveats)"
+    assert speculation_caveat_note(engine, "eagle") == ""
+    from roofline.errors import RooflineError
+
+    for bad in ({"lookahead": "n"}, {"draft": ""}, ["draft"], {"draft": 3}):
+        with pytest.raises(RooflineError, match="speculation_caveats"):
+            engine_from_dict({"name": "x", "source": "s", "speculation_caveats": bad}, "x.yaml")
