@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline.costs import kv_cache_bytes, operator_costs, unique_experts_touched, weight_bytes
+from roofline.costs import busiest_rank_experts, kv_cache_bytes, operator_costs, unique_experts_touched, weight_bytes
 from roofline.layout import deployment
 
 
@@ -263,10 +263,15 @@ def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_
     csa = next(g for g in v4.groups if g.read_tokens)
     long, short = 131072 + 4, 4096 + 4
     assert float(v4.entries_read(csa, long)) == 512 + csa.window  # one query
-    assert float(v4.entries_read(csa, long, 4)) == 4 * 512 + csa.window  # four queries, each its own 512
-    assert float(v4.entries_read(csa, short, 4)) == np.ceil(short / csa.ratio) + csa.window  # never more than stored
-    dense = next(g for g in v4.groups if not g.read_tokens)
-    assert float(v4.entries_read(dense, long, 4)) == float(v4.entries_read(dense, long))  # dense: every entry once
+    # four queries, each its own 512; their windows of W at consecutive positions span W + 3 (qa410: W counted)
+    assert float(v4.entries_read(csa, long, 4)) == 4 * 512 + csa.window + 3
+    assert float(v4.entries_read(csa, short, 4)) == np.ceil(short / csa.ratio) + csa.window + 3  # never more than stored
+    oss = load_model("gpt-oss-120b")
+    sliding = next(g for g in oss.groups if g.kind == "sliding")
+    assert float(oss.entries_read(sliding, 8192 + 9, 9)) == sliding.window + 8  # a verify pass of q = 9
+    assert float(oss.entries_read(sliding, 8192 + 1)) == sliding.window and float(oss.entries_read(sliding, 100, 9)) == 100
+    dense = next(g for g in v4.groups if not g.read_tokens)  # dense: every compressed entry once, the window's W + 3
+    assert float(v4.entries_read(dense, long, 4)) == float(v4.entries_read(dense, long)) + (3 if dense.window else 0)
     dep = deployment(v4, tp=8)
     decode = float(operator_costs(v4, 1, 1, 131072, dep)["attention"][1])
     verify = float(operator_costs(v4, 1, 4, 131072, dep)["attention"][1])
@@ -628,3 +633,10 @@ def test_routing_constants_the_docstrings_name():
     assert expected_max_z(8) == pytest.approx(NormalDist().inv_cdf((8 - 0.375) / (8 + 0.25)))  # 1.4342
     assert _simulated_routing(256, 8, 8)[3][0, -1] == math.ceil(math.log(1e-3) / math.log(1 - 8 / 256))  # 218
     assert sequence_split_tokens(1, Deployment(tp=8)) == 1
+
+
+def test_every_expert_a_token_s_on_an_expert_parallel_layout_is_priced_not_a_traceback():
+    """qa410: top_k equal to the expert count (a profile the loader takes) crashed at ep > 1 (math.log1p(-1) in the
+    routing table's reach): every token picks every expert, so a rank holds E / ep experts and T x E / ep pairs."""
+    touched, assigned = busiest_rank_experts(8, 8, np.array([1.0, 2.0, 100.0]), 2)
+    assert np.allclose(touched, 4.0) and np.allclose(assigned, [4.0, 8.0, 400.0]), (touched, assigned)
