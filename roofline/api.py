@@ -47,7 +47,7 @@ from roofline.engine import (
     weight_only,
     weight_only_note,
 )
-from roofline.errors import MISSING, RooflineError, RooflineWarning, field_error, said_as, warn
+from roofline.errors import MISSING, RooflineError, RooflineWarning, check_flag, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, dp_spelling_note, group_note, main_gemm_dtype, shard_note
@@ -79,6 +79,7 @@ from roofline.serving import (
     optimistic_found_for,
     running_cap_speculating,
     speculating_engine,
+    speculation_caveat_note,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -875,6 +876,7 @@ def predict(
                  shard_note(target, dep), group_note(target, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
+                 speculation_caveat_note(eng, method) if speculates(method, k) else "",
                  running_cap_note(eng, hw, batch, dep) if fits else "",  # (memory binds first otherwise, said above)
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context),
                  # a request's prompt and output together (qa243: 130,000 + 5,000 on a 131,072-position model, unsaid)
@@ -1264,7 +1266,13 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     df = run_sweep(sc, configs)
-    df.attrs["scenario"] = scenario_meta(sc, configs, len(df))  # what a sweep's scenario.json holds: cheapest reads it
+    meta = scenario_meta(sc, configs, len(df))  # what a sweep's scenario.json holds: cheapest reads it
+    kinds = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}
+    for (type_name, name), spec in specs.items():  # a spec object's file only where it still describes it, as predict's
+        files = meta["profile_files"][kinds[type_name]]  # profile_files (qa411: a changed copy named its source's file)
+        if name in files:
+            files[name] = _source_file(spec, spec, folders)
+    df.attrs["scenario"] = meta
     return df
 
 
@@ -1288,8 +1296,11 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     if not isinstance(table, pd.DataFrame):
         raise field_error("cheapest", "table", "a pandas DataFrame (roofline.sweep's)", type(table).__name__)
     speed = None if min_tokens_per_user is None else _scalar_float(min_tokens_per_user, "min_tokens_per_user", "cheapest")
-    if speed is not None and not speed >= 0:  # as the command's --min-tokens-per-user (qa392: 0 refused here alone)
-        raise field_error("cheapest", "min_tokens_per_user", "a number of tokens/s per user of at least 0", min_tokens_per_user)
+    if speed is not None and not (speed >= 0 and math.isfinite(speed)):  # as the command's --min-tokens-per-user (qa392:
+        raise field_error("cheapest", "min_tokens_per_user", "a finite number of tokens/s per user of at least 0",  # 0 refused
+                          min_tokens_per_user)  # here alone; qa411: inf taken here alone)
+    serving = check_flag("cheapest", "serving", serving)  # true or false, as predict's flags (qa411: 'yes' read as true)
+    between_batches = check_flag("cheapest", "between_batches", between_batches)
     folders = _folders(profiles, "cheapest")
     meta = table.attrs.get("scenario")
     check_table(table, "cheapest: table")  # the command's check of its table (qa390: KeyError 'model' from deep inside)
@@ -1344,7 +1355,8 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
         if key in SPEC_KEYS:
             if isinstance(value, list):
                 names = [name_of(key, v) for v in value]
-                repeated = next((n for n in names if names.count(n) > 1), None)
+                texts = [n for n in names if isinstance(n, str)]  # (qa411: pd.NA's == raised; the scenario refuses it)
+                repeated = next((n for n in texts if texts.count(n) > 1), None)
                 if repeated is not None and any(getattr(v, "name", None) == repeated for v in value if not isinstance(v, str)):
                     raise field_error("sweep", key, "each profile once (a spec object beside its own name is the same "
                                       "profile twice; a changed one takes a name of its own: dataclasses.replace(spec, "

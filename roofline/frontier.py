@@ -533,7 +533,10 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
                                                                if isinstance(v, str) and v)]))
     priced = [n for n in names if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
     tolerance = 1e-4 if read_off else 1e-6  # a price read off a CSV's 6-digit costs compares loosely (as price_notes)
-    yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs, tolerance)}
+    in_code = {n for n in priced if isinstance(((meta or {}).get("profile_files") or {}).get("hardware"), dict)
+               and n in meta["profile_files"]["hardware"] and meta["profile_files"]["hardware"][n] is None}  # (qa411: a
+    yours = in_code | {n for n in priced if price_is_users(n, swept[n], extra_dirs, tolerance)}  # spec object's price
+    #   was said as 'its profile gone')
     # a price the profile no longer gives (price_notes says so) is no quote its sources give (qa311: a price set by hand
     # and set again since was called a rental quote)
     changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is None  # removed since, or its
@@ -890,6 +893,10 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd.notna(row.get("alpha")) else "")  # named
                 + (f", drafter on {row['draft_hardware']}" if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]
                    else "") if speculative else "") + f") batch {batches[0]}-{batches[-1]}"  # alike merged (qa96)
+            in_code = _given_in_code(row, meta)
+            if in_code:  # no profile to compute it from (qa411: 'unknown hardware ...; closest: h100-sxm')
+                failed.append((bound, f"{where}: {in_code} a spec object given in code, which no profile describes"))
+                continue
             try:
                 now = _reproduced(row, kind, speculative, meta, sorted({*batches, batch}), extra_dirs, reading, serving)
             except RooflineError as exc:
@@ -920,6 +927,19 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                      "notes": [f"{kind} points at unswept batches not priced: " + "; ".join(notes[:3])
                                + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")] if notes else []}
     return out
+
+
+def _given_in_code(row, meta: dict | None) -> str:
+    """'its hardware h100-fast is' where a profile of `row` was a spec object roofline.sweep was given, which no file
+    describes (its scenario.json's profile_files: None), '' else."""
+    files = (meta or {}).get("profile_files")
+    if not isinstance(files, dict):
+        return ""
+    found = [f"{kind} {name}" for kind, column in (("hardware", "hardware"), ("model", "model"), ("engine", "engine"),
+                                                   ("hardware", "draft_hardware"))
+             for name in [row.get(column)] if isinstance(name, str) and name and isinstance(files.get(kind), dict)
+             and name in files[kind] and files[kind][name] is None]
+    return f"its {', '.join(found)} {'is' if len(found) == 1 else 'are'}" if found else ""
 
 
 def _gaps(rows: pd.DataFrame, keys: list[str], usable: pd.Index, min_tokens_per_s_per_user: float) -> list[tuple]:
@@ -1227,6 +1247,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
         host_amortised_note,
         known_miss_notes,
         load_engine,
+        speculation_caveat_note,
         speculation_engine_notes,
         undetermined_note,
     )
@@ -1268,6 +1289,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
                                              float(plain_s), "", hw, dep.pp))
         if speculative and "batch" in row and "method" in row:  # its engine's cap while speculating (qa177, qa178)
             notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
+            notes.append(speculation_caveat_note(on_hw, str(row["method"])))
         if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it
             notes.append(running_cap_note(on_hw, hw, int(row["batch"]), dep))
             notes += known_miss_notes(engine, hw, model, str(row.get("method", "none")) if speculative else "none",

@@ -752,6 +752,11 @@ def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
     meta = scenario_meta(sc, load_configs(sc), 1)
     assert meta["profile_files"]["hardware"] == {n: str(root / "hardware_profiles" / f"{n}.yaml") for n in ("h100-sxm", "h200")}
     assert meta["profile_files"]["engine"]["ideal"] == str(root / "engine_profiles" / "ideal.yaml")
+    # qa411: a sweep of spec objects named the file a changed one was copied from, where predict says None
+    swept = roofline.sweep({"name": "t", "hardware": [faster, same], "model": "llama-3.1-8b", "engine": engine,
+                            "axes": {"batch": [1], "context": [1024]}}).attrs["scenario"]["profile_files"]
+    assert swept["hardware"] == {"h100-hbm4": None, "h100-sxm": str(root / "hardware_profiles" / "h100-sxm.yaml")}
+    assert swept["engine"] == {"sglang": None}
 
 
 def test_extension_arrays_with_a_missing_value_or_float32_values_read_as_a_series_does():
@@ -760,6 +765,10 @@ def test_extension_arrays_with_a_missing_value_or_float32_values_read_as_a_serie
 
     with pytest.raises(RooflineError, match=r"^sweep: hardware: expected a name or a non-empty list of names"):
         roofline.sweep({"hardware": pd.array(["h100-sxm", None], dtype="string"), "model": "llama-3.1-8b"})
+    for key in ("hardware", "model"):  # pd.NA in a plain list (qa411: its == raised TypeError)
+        data = {"hardware": "h100-sxm", "model": "llama-3.1-8b"}
+        with pytest.raises(RooflineError, match=rf"^sweep: {key}: expected a name or a non-empty list of names"):
+            roofline.sweep({**data, key: [data[key], pd.NA]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         df = roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle",
@@ -1616,8 +1625,12 @@ def test_cheapest_answers_as_the_cli_does_on_the_same_table(roofline, tmp_path):
     assert f"${between.cost_usd_per_million_tokens:.3g} at {between.tokens_per_s_per_user:.3g} tokens/s per user: llama-3.1-8b on h200" in out
     assert "plain        $0.942 at 111 tokens/s per user: llama-3.1-8b on h100-sxm" in out  # the pick above, as printed
     assert f"{got['picks']['plain'].cost_usd_per_million_tokens:.3g}" == "0.942"
-    with pytest.raises(RooflineError, match=r"^cheapest: min_tokens_per_user: expected a number of tokens/s per user of at least 0, found -1$"):
-        api.cheapest(df, -1)
+    for speed in (-1, float("inf")):  # inf as the command refuses it (qa411: taken here alone)
+        with pytest.raises(RooflineError, match=r"^cheapest: min_tokens_per_user: expected a finite number of tokens/s per user of at least 0, found "):
+            api.cheapest(df, speed)
+    for option, value in (("serving", "yes"), ("between_batches", None)):  # true or false, as predict's (qa411)
+        with pytest.raises(RooflineError, match=rf"^cheapest: {option}: expected true or false, found "):
+            api.cheapest(df, 100, **{option: value})
     with pytest.raises(RooflineError, match=r"^cheapest: table: expected a pandas DataFrame \(roofline.sweep's\), found 'dict'$"):
         api.cheapest({}, 100)
     with pytest.raises(RooflineError, match=r"^cheapest: table: serving=True: expected a sweep of a scenario with prompt"):
@@ -1727,3 +1740,22 @@ def test_cheapest_between_batches_false_prices_the_swept_batches_alone():
         df = roofline.sweep(CHEAP)
     assert roofline.cheapest(df, 100)["refined"]["plain"]["row"] is not None
     assert all(r["row"] is None for r in roofline.cheapest(df, 100, between_batches=False)["refined"].values())
+
+
+@pytest.mark.slow
+def test_cheapest_of_a_sweep_of_spec_objects_says_them_given_in_code_not_gone():
+    """qa411: a sweep of renamed H100 spec objects (API.md's own recipe) was answered with 'unknown hardware
+    'h100-fast'; closest: h100-sxm' for the batches between swept ones, and its prices marked '(its profile gone)'."""
+    import warnings
+
+    cheap = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="h100-cheap", price_usd_per_hour=1.5)
+    fast = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="h100-fast", mem_bw_bytes_per_s=6e12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": [cheap, fast, "h200"], "model": "llama-3.1-8b",
+                             "axes": {"batch": [1, 8, 64], "context": [2048]}})
+        got = roofline.cheapest(df, 100)
+    text = " ".join(got["notes"])
+    assert "unknown hardware" not in text and "its profile gone" not in text, text
+    assert "its hardware h100-cheap is a spec object given in code, which no profile describes" in text, text
+    assert "h100-cheap $1.50 (yours)" in text, text
