@@ -205,6 +205,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
     elsewhere: dict[str, list] = {}  # a fitted-elsewhere note (CONFIGS where the configs go) -> the configs it holds for
+    drafter_families: dict[str, list] = {}  # a drafter device's fitted-family note (DEVICES for its name) -> the devices
     missed: dict[str, list] = {}  # a known miss's note (MISSED where the configs go) -> the configs it matches
     placed: dict[str, list] = {}  # an engine's name -> the drafter devices priced under it (its what-if note)
     capped: dict[str, tuple] = {}  # engine name -> (engine, the configs whose batches that fit exceed its speculating cap)
@@ -339,7 +340,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, on_hw) if deployable else "",
                      fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",
-                     fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if deployable and draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
+                     shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
@@ -355,6 +356,12 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
+        drafter_family = fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if deployable and draft_hw else ""
+        if drafter_family:  # said once after the loop for the drafter devices of one family (qa398: a line each)
+            name = hws[draft_hw].name
+            key = drafter_family.replace(f"the drafter's device {name} is ", f"the drafter's device {DEVICES} is ", 1)
+            if name not in drafter_families.setdefault(key, []):
+                drafter_families[key].append(name)
         if deployable:  # a miss matching several configs said once after the loop, naming them (qa398: its note and
             for note in known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"], MISSED,
                                          dep.describe()):  # the definition of its percentages twice in a report section)
@@ -424,6 +431,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
              "estimates (docs/ACCURACY.md)")
     for note, labels in elsewhere.items():
         warn(note.replace(CONFIGS, labels[0] if len(labels) == 1 else f"each of {_configs_text(labels)}"))
+    for note, names in drafter_families.items():
+        warn(note.replace(f"the drafter's device {DEVICES} is ", f"the drafter's device {names[0]} is " if len(names) == 1
+                          else f"the drafter's devices {spoken_list(names)} are ", 1))
     for note, points in missed.items():
         warn(note.replace(MISSED, f" for {points[0]}" if len(points) == 1 else f" for each of {_configs_text(points)}"))
     for name, devices in placed.items():
@@ -445,6 +455,7 @@ def _configs_text(labels: list[str], most: int = 6) -> str:
     return f"{len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:most])}{more})"
 
 
+DEVICES = "\x00devices\x00"  # the drafter devices of a fitted-family note, filled in once all are known
 MISSED = "\x00for the configs\x00"  # a known miss's subject in a sweep, filled in once its configs are all known
 CONFIGS = "\x00the configs\x00"  # a fitted-elsewhere note's subject, filled in once its configs are all known
 

@@ -836,6 +836,8 @@ def test_cheapest_out_marks_the_picks(tmp_path, roofline):
     assert roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "f.csv")
     assert code == 0
+    text = (tmp_path / "f.csv").read_text()  # spelled as results.csv is (qa408: True and 0.0 from pandas' writer)
+    assert ",True," not in text and ",False," not in text and ",true," in text and not re.search(r",\d+\.0,", text), text[:400]
     frontier = pd.read_csv(tmp_path / "f.csv")
     picked = frontier[frontier["pick"]]
     assert sorted(picked["decoding"]) == ["plain", "speculation"]

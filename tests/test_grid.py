@@ -1187,6 +1187,8 @@ def test_a_sweep_says_the_drafter_placement_what_if_once_naming_every_device():
         load_configs(sc)
     said = [str(w.message) for w in caught if "what-if" in str(w.message)]
     assert len(said) == 1 and "a drafter on a device of its own (l4, l40s, a10g) is a what-if under vllm: " in said[0], said
+    families = [str(w.message) for w in caught if "fitted.hardware_families" in str(w.message)]  # the drafter devices of
+    assert len(families) == 1 and "and the drafter's devices l4 and l40s are NVIDIA Ada: " in families[0], families  # one family
 
 
 @pytest.mark.slow
