@@ -1118,6 +1118,22 @@ def _worse_than_loaded(fit: dict) -> list[str]:
             + f"{fit['base'].name} as it is describes them better"]
 
 
+def _pinned(fit: dict) -> list[str]:
+    """A line where two or more parameters end at one side of their physical bounds (qa407: rows 3x slower than any
+    setup left kernel_latency, host_per_step and host_per_sequence at their high bounds, written with exit 0 and nothing
+    more said): the rows ask for more (or less) time than these costs can give."""
+    for side, asks, causes in (("high", "more time than these costs allow",
+                                "a run without graphs (graphs false: --enforce-eager), another device than its hardware "
+                                "column, or a throughput per user written as tokens_per_s"),
+                               ("low", "less time than the device allows",
+                                "another device than its hardware column, or weights in a smaller dtype than its weight_dtype column says")):
+        names = [row["parameter"] for row in fit["parameters"] if row.get("bound") == side]
+        if len(names) >= 2:
+            return [f"{len(names)} parameters at their {side} bounds ({', '.join(names)}): the rows ask for {asks}; "
+                    f"check for {causes}"]
+    return []
+
+
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
@@ -1128,7 +1144,7 @@ def fit_report(fit: dict) -> str:
              # qa334: a rise read as a fit that made things worse, where a robust loss gave up on a few rows (next line)
              + (f"; the {fit['loss']} loss minimises its own sum, not this RMS, which its far rows can raise"
                 if fit.get("loss", "linear") != "linear" and fit["rms_log_error"]["fitted"] > fit["rms_log_error"]["start"] else ""),
-             *_worse_than_loaded(fit), *_faded_rows(fit), *_eager_rows(fit), ""]
+             *_worse_than_loaded(fit), *_pinned(fit), *_faded_rows(fit), *_eager_rows(fit), ""]
     if fit.get("dropped_overrides"):  # said above the table, not inside it (qa187)
         lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])
                      + " (override values an earlier --per-family fit wrote; --per-family NAME fits them again)")

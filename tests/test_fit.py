@@ -1041,3 +1041,18 @@ def test_a_fit_worse_than_the_profile_as_it_is_says_so_and_names_what_it_held():
                                        "it is describes them better"]
     assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "loaded": 0.023, "fitted": 0.018}}) == []
     assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "fitted": 0.051}}) == []  # no profile values
+
+
+def test_a_fit_pinned_at_its_bounds_says_what_the_rows_ask_for():
+    """qa407: rows 3x slower than any setup left kernel_latency, host_per_step and host_per_sequence at their high
+    bounds, written with exit 0 and nothing said but each row's 'at high bound'."""
+    from roofline.fit import _pinned
+
+    def fit(*bounds):
+        return {"parameters": [{"parameter": f"p{i}", "bound": b} for i, b in enumerate(bounds)]}
+
+    (line,) = _pinned(fit("high", "high", "", "high"))
+    assert line.startswith("3 parameters at their high bounds (p0, p1, p3): the rows ask for more time than these costs "
+                           "allow; check for a run without graphs"), line
+    assert _pinned(fit("low", "low"))[0].startswith("2 parameters at their low bounds (p0, p1): the rows ask for less time")
+    assert _pinned(fit("high", "low", "")) == [] == _pinned(fit("high"))  # one at a bound: each row's note says it
