@@ -594,7 +594,7 @@ def measurements_convert(
     dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel degree.")] = 1,
     gpus: Annotated[Optional[int], typer.Option(min=1, max=GPUS_MAX, help="GPUs of the deployment (default tp x dp-attention).")] = None,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype the server ran (default: the checkpoint as published, the dtype of most of the model's weight bytes).")] = None,
-    kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype the server ran: bf16 | fp16 | fp8 | ...; auto (vLLM's and SGLang's default, the model's own dtype) is read as bf16.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | medusa | ngram, or the "
                                         "server's own name (eagle3, draft_model, standalone, deepseek_mtp, nextn).")] = "none",
     k: Annotated[int, typer.Option(min=0, max=K_MAX, help="Draft length (speculative tokens per step; a tree's depth).")] = 0,

@@ -1139,6 +1139,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         weight_dtype = checkpoint_dtype(model_spec)
     if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it
         weight_dtype = "mxfp4"
+    if isinstance(kv_dtype, str) and kv_dtype.strip().lower() == "auto":  # vLLM's and SGLang's default: the model's own
+        kv_dtype = "bf16"  # dtype, bf16 for a bf16 checkpoint (qa407: refused; --dtype float16 runs are fp16, 2 bytes too)
     # an alias (h100) as the profile's name (h100-sxm), the model's too (qa334: Llama3.1-8B written as typed); a profile
     # file given by its path stays as given (is_profile_path: Llama3.1-8B's '.1-8B' is no profile suffix)
     hardware, model = (ref if is_profile_path(ref) else spec.name for ref, spec in ((hardware, hw_spec), (model, model_spec)))
@@ -1153,6 +1155,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     except RooflineError as exc:  # name the option as typed: --tp, --dp-attention, --weight-dtype
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
+    # each dtype as the README lists it (qa407: bfloat16 and fp8_e4m3 written as typed), a weight format by its name
+    kv_dtype = DTYPE_ALIASES.get(kv_dtype.strip().lower().replace("-", "_"), kv_dtype) if isinstance(kv_dtype, str) else kv_dtype
+    if isinstance(weight_dtype, str) and DTYPE_ALIASES.get(weight_dtype.strip().lower().replace("-", "_")) not in (None, "fp4"):
+        weight_dtype = DTYPE_ALIASES[weight_dtype.strip().lower().replace("-", "_")]
     rows, seen, results_seen = [], set(), {}
     told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method

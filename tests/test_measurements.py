@@ -412,6 +412,11 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     assert list(tree["draft_tokens"]) == ["8", "8"] and list(raw["draft_tokens"]) == ["", ""]
     assert list(raw["acceptance_length"]) == ["2.6", "2.6"] and list(raw["concurrency"]) == ["0.98", "15.68"]
     assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
+    spelled = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, kv_dtype="auto",
+                                weight_dtype="bfloat16", quantities=("step_time_s",))  # qa407: auto refused, bfloat16 as typed
+    assert set(spelled["kv_dtype"]) == {"bf16"} and set(spelled["weight_dtype"]) == {"bf16"}
+    assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, kv_dtype="FP8_E4M3",
+                                 quantities=("step_time_s",))["kv_dtype"]) == {"fp8"}
     for bad in (0, float("nan"), "many"):  # qa407: a corrupt mean in flight was read as none, its rows at the cap
         path.write_text(json.dumps({**lines[0], "concurrency": bad}) + "\n")
         with pytest.raises(RooflineError, match=r"result 1: concurrency: expected the mean requests in flight, above 0"):
