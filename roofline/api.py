@@ -1259,8 +1259,16 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
         for note in dict.fromkeys(notes):
             warn(note)
     label = sc.path or "sweep"  # the file, or the call for a mapping: as the sweep's own warnings name it (qa385)
+    said_of_specs: set[tuple] = set()  # a spec object's warning and its file's, read again by name: one (qa411)
     for w in held:
         text = str(w.message)
+        where, _, fact = text.partition(": ")
+        if issubclass(w.category, RooflineWarning) and (where.startswith(("hardware spec '", "model spec '", "engine spec '"))
+                                                         or where.endswith((".yaml", ".yml"))):
+            name = where.split("'")[1] if where.endswith("'") else Path(where).stem  # the profile, by its name
+            if (name, fact) in said_of_specs:
+                continue
+            said_of_specs.add((name, fact))
         if issubclass(w.category, RooflineWarning) and not text.startswith(f"{label}: "):
             warnings.warn(RooflineWarning(f"{label}: {text}"), stacklevel=3)
         else:

@@ -1759,3 +1759,21 @@ def test_cheapest_of_a_sweep_of_spec_objects_says_them_given_in_code_not_gone():
     assert "unknown hardware" not in text and "its profile gone" not in text, text
     assert "its hardware h100-cheap is a spec object given in code, which no profile describes" in text, text
     assert "h100-cheap $1.50 (yours)" in text, text
+
+
+def test_a_sweep_says_a_spec_objects_warning_once_not_again_for_its_file(tmp_path):
+    """qa411: a spec object read from a copy with an unknown family was warned twice by one sweep, as the object
+    ('hardware spec ...') and as its file read again by name; API.md says each distinct warning once."""
+    import warnings
+
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "myh100.yaml").write_text(text.replace("name: h100-sxm", "name: myh100") + "family: zzz-unknown\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hw = roofline.load_hardware(str(tmp_path / "myh100.yaml"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "t", "hardware": hw, "model": "llama-3.1-8b", "axes": {"batch": [1], "context": [1024]}},
+                       profiles=(tmp_path,))
+    said = [str(w.message) for w in caught if "zzz-unknown" in str(w.message)]
+    assert len(said) == 1, said
