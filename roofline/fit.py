@@ -813,6 +813,8 @@ def _yaml_value_text(value) -> str:
     """A YAML scalar or flow list as a profile writes it ([draft, ngram], true, null), not as Python's repr (qa178)."""
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_yaml_value_text(v) for v in value) + "]"
+    if isinstance(value, dict):  # speculation_caveats: its methods, the notes the file holds (qa412: a repr 370 wide)
+        return "{" + ", ".join(f"{m}: ..." for m in value) + "}" if value else "{}"
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -1111,10 +1113,13 @@ def _worse_than_loaded(fit: dict) -> list[str]:
     rms = fit["rms_log_error"]
     if "loaded" not in rms or not rms["fitted"] > 1.05 * rms["loaded"]:
         return []
-    fixed = [row["parameter"] for row in fit["parameters"] if row.get("fixed")]
+    fixed = [row["parameter"] for row in fit["parameters"] if row.get("fixed") and row.get("loaded") is not None
+             and abs(row["loaded"] - row["start"]) > 1e-9 * max(abs(row["loaded"]), 1.0)]  # held away from its value
+    causes = ([f"the parameters held at a start other than the profile's value ({', '.join(fixed)})"] if fixed else []) + (
+        ["the per-family values it dropped (listed below; --per-family NAME fits them again, as the profile's header "
+         "says)"] if fit.get("dropped_overrides") else [])  # (qa412: the dropped overrides, the likelier cause, unsaid)
     return [f"worse than {fit['base'].name} as it is on these rows ({rms['fitted']:.3f} against {rms['loaded']:.3f}): "
-            + (f"the parameters held at their start ({', '.join(fixed)}) keep the fit from the profile's values; "
-               if fixed else "")
+            + (f"{' and '.join(causes)} keep the fit from the profile's values; " if causes else "")
             + f"{fit['base'].name} as it is describes them better"]
 
 

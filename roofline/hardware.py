@@ -342,7 +342,7 @@ SUSPICIOUS_LINK_BW_BYTES_PER_S = 5e12
 SUSPICIOUS_PEAK_FLOPS_PER_S = 200e15
 SUSPICIOUS_PRICE_USD_PER_HOUR = 500.0
 SUSPICIOUS_LATENCY_S = 1e-3  # a link's latency above this (the shipped: 3-50 us; NCCL's inter-node all-reduce tens of us)
-SUSPICIOUS_LOW_MEM_BYTES = 1e9  # a device's memory below this (the shipped: 17-288 GB): `memory=80 MB` for 80 GB
+SUSPICIOUS_LOW_MEM_BYTES = 1e8  # a device's memory below this (the shipped: 17-288 GB; an SRAM-only chip: 230 MB): `memory=80 MB` for 80 GB
 SUSPICIOUS_LOW_PRICE_USD_PER_HOUR = 0.01  # a device's rent below this (the shipped: 0.75-6 USD/h)
 SUSPICIOUS_RIDGE_FLOP_PER_BYTE = (0.5, 10_000.0)  # a dtype's peak over the memory bandwidth outside this: one is slipped
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "attention_stream": "bytes_per_s",
@@ -708,8 +708,8 @@ def _warn_low_and_crossed(spec: HardwareSpec, data: dict, where: str) -> None:
     bf16 one (its tensor cores' dtype: only a CPU's vector units may run fp32 as fast)."""
     for name, value in (("link_latency", spec.link_latency_s), ("scale_out_latency", spec.scale_out_latency_s)):
         if value is not None and value > SUSPICIOUS_LATENCY_S:
-            warn(f"{where}: {name}: {_as_written(data, name)} is above {format_seconds(SUSPICIOUS_LATENCY_S)}, where "
-                 "collectives measure microseconds to tens of them: a unit slip?")
+            warn(f"{where}: {name}: {_as_written(data, name)} is above {format_seconds(SUSPICIOUS_LATENCY_S)}, where a "
+                 "collective's latency is a few to a few tens of microseconds: a unit slip?")
     for name, value, bound, limit in (("memory", spec.mem_bytes, SUSPICIOUS_LOW_MEM_BYTES, format_si(SUSPICIOUS_LOW_MEM_BYTES, "B")),
                                       ("price", spec.price_usd_per_hour, SUSPICIOUS_LOW_PRICE_USD_PER_HOUR,
                                        f"{SUSPICIOUS_LOW_PRICE_USD_PER_HOUR:g} USD/h")):
@@ -719,9 +719,9 @@ def _warn_low_and_crossed(spec: HardwareSpec, data: dict, where: str) -> None:
         warn(f"{where}: on_chip_cache: {_as_written(data, 'on_chip_cache')} is larger than the memory "
              f"({_as_written(data, 'memory')}): check the units")
     fp32, bf16 = spec.peak_flops_per_s.get("fp32"), spec.peak_flops_per_s.get("bf16")
-    if spec.kind != "cpu" and fp32 and bf16 and fp32 > bf16:
+    if spec.kind not in ("cpu", "soc") and fp32 and bf16 and fp32 > bf16:  # (a CPU's or an Apple GPU's may: qa412)
         warn(f"{where}: peak_flops.fp32: {_as_written(data, 'peak_flops.fp32')} is above peak_flops.bf16 "
-             f"({_as_written(data, 'peak_flops.bf16')}): an accelerator's bf16 runs on its tensor cores, faster than fp32; "
+             f"({_as_written(data, 'peak_flops.bf16')}): an accelerator runs bf16 on its matrix units, faster than fp32; "
              "a slip, or a sparse figure (peaks are dense)?")
 
 
@@ -873,7 +873,9 @@ def _spec_as_written(spec: HardwareSpec) -> dict:
     return {"memory": format_si(spec.mem_bytes, "B"), "memory_bandwidth": format_si(spec.mem_bw_bytes_per_s, "B/s"),
             "link_bandwidth": format_si(spec.link_bw_bytes_per_s, "B/s"),
             "price": None if spec.price_usd_per_hour is None else f"{spec.price_usd_per_hour:g} USD/h",
-            "peak_flops": {d: format_si(v, peak_unit(d)) for d, v in spec.peak_flops_per_s.items()}}
+            "on_chip_cache": format_si(spec.on_chip_cache_bytes, "B"), "link_latency": format_seconds(spec.link_latency_s),
+            "scale_out_latency": None if spec.scale_out_latency_s is None else format_seconds(spec.scale_out_latency_s),
+            "peak_flops": {d: format_si(v, peak_unit(d)) for d, v in spec.peak_flops_per_s.items()}}  # (qa412: 'None is above')
 
 
 def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> HardwareSpec:

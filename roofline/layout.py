@@ -345,9 +345,9 @@ def dp_spelling_note(dep: Deployment) -> str:
     if dep.tp <= 1 or dep.tp != dep.dp_attention:
         return ""
     n = dep.tp
-    return (f"{dep.describe()} is {dep.devices:,} devices here (dp_attention groups of tp devices each); SGLang's "
-            f"--tp {n} --dp {n} --enable-dp-attention on {n} GPUs is tp 1, dp_attention {n} here (ep {n} for its experts "
-            "with --enable-ep-moe or DeepEP)")
+    return (f"{dep.describe()} is {dep.devices:,} devices here (dp-attention groups of tp devices each), as meant if "
+            f"{dep.devices:,} are; SGLang's --tp {n} --dp {n} --enable-dp-attention on {n} GPUs is tp 1, dp-attention {n} "
+            f"here (ep {n} for its experts with --enable-ep-moe or DeepEP)")
 
 
 def shard_note(model, dep: Deployment) -> str:

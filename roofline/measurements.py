@@ -705,8 +705,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         shown = ", ".join(str(row) for row, _ in rows_past[:8]) + (f" and {len(rows_past) - 8} more" if len(rows_past) > 8 else "")
         warn(f"{where}: row{'s' if len(rows_past) > 1 else ''} {shown}: input_len + output_len (up to "
              f"{max(t for _, t in rows_past):,}) is past {model.name}'s {model.max_context_tokens:,} trained positions "
-             "(max_context_tokens), which vLLM and SGLang refuse unless told to: a run's total tokens written for one "
-             "request's (divide by the requests completed)?")
+             "(max_context_tokens), which vLLM and SGLang refuse unless told to: a run's total tokens where one request's "
+             "belong (divide by the requests completed)?")
     groups = []
     for key, rows in keys.items():
         idx = np.asarray(rows)

@@ -766,6 +766,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
                     raise RooflineError(f"{where}: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it "
                                         f"or --out DIR for another folder")
     df = _read_table(path)
+    _warn_rows_short(path, len(df))  # as cheapest reads it (qa412: plot drew a table cut short in silence)
     check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
     check_numeric(df, NUMERIC_COLUMNS + tuple(c for c in (*OPTIONAL_COLUMNS, "shared_prefix") if c in df), str(path))  # qa137
     from roofline.frontier import check_plot_cells

@@ -703,7 +703,8 @@ def speculation_caveat_note(engine: ServingEngine, method: str) -> str:
     """What a point drafting with `method` under `engine` must know that does not stop every setup running it (its
     profile's speculation_caveats: vLLM's releases 0.10-0.13 refuse a draft model, qa405), '' where it says nothing.
     Not a refusal: the point stays priced, and cheapest and the report keep it."""
-    caveat = dict(engine.speculation_caveats).get(method)
+    caveat = {str(m).strip().lower(): note for m, note in dict(engine.speculation_caveats).items()}.get(method)  # (a spec
+    #   object's keys as given: qa412)
     return (f"{method} speculation under {engine.name}" + (f" ({engine.version})" if engine.version else "")
             + f": {caveat} (its profile's speculation_caveats)") if caveat else ""
 

@@ -234,6 +234,7 @@ ENGINE_METHOD_NAMES = {
     "draft_model": ("draft", "vLLM's draft_model is a draft model"),
     "eagle3": ("eagle", "EAGLE-3 is an EAGLE head, its acceptance given as alpha or acceptance_length"),
 }
+ENGINE_METHOD_NAMES["eagle_3"] = ENGINE_METHOD_NAMES["eagle3"]  # EAGLE-3 as the papers spell it (- read as _: qa412)
 
 
 def unknown_method(where: str, method: object) -> RooflineError:

@@ -1206,7 +1206,7 @@ def engine_table(e) -> str:
             "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",
             "no speculation at pp > 1 (speculation_refused_with_pp: warned, left out by cheapest)"
             if e.speculation_refused_with_pp else "",
-            *(f"{method}: {note} (speculation_caveats: warned, kept)" for method, note in e.speculation_caveats)) if t)
+            *(f"{method}: {note} (speculation_caveats: warned; cheapest keeps the point)" for method, note in e.speculation_caveats)) if t)
          or "no cap of its own on the batch, and every method under any layout"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),

@@ -96,6 +96,7 @@ def test_every_did_you_mean_takes_one_rule():
     assert str(unknown_method("x", "NEXTN")).endswith("found 'NEXTN' (SGLang's NEXTN is DeepSeek's multi-token "
                                                       "prediction: method mtp here)")
     assert str(unknown_method("x", "draft-model")).endswith("(vLLM's draft_model is a draft model: method draft here)")
+    assert str(unknown_method("x", "EAGLE-3")).endswith("acceptance_length: method eagle here)")  # as papers spell it
     assert str(unknown_method("x", "eagle3")).endswith("(EAGLE-3 is an EAGLE head, its acceptance given as alpha or "
                                                        "acceptance_length: method eagle here)")
     assert str(unknown_method("x", "deepseek_mtp")).endswith("(vLLM's deepseek_mtp is DeepSeek's multi-token prediction: "

@@ -1033,12 +1033,18 @@ def test_a_fit_worse_than_the_profile_as_it_is_says_so_and_names_what_it_held():
 
     from roofline.fit import _worse_than_loaded
 
-    params = [{"parameter": "overlap_exponent", "fixed": True}, {"parameter": "kernel_latency", "fixed": False}]
+    params = [{"parameter": "overlap_exponent", "fixed": True, "start": 3.0, "loaded": 1.0},
+              {"parameter": "allreduce_latency", "fixed": True, "start": 6e-6, "loaded": 6e-6},  # held at its own value
+              {"parameter": "kernel_latency", "fixed": False}]
     fit = {"rms_log_error": {"start": 0.112, "loaded": 0.023, "fitted": 0.051}, "parameters": params,
            "base": SimpleNamespace(name="sglang")}
     assert _worse_than_loaded(fit) == ["worse than sglang as it is on these rows (0.051 against 0.023): the parameters held "
-                                       "at their start (overlap_exponent) keep the fit from the profile's values; sglang as "
-                                       "it is describes them better"]
+                                       "at a start other than the profile's value (overlap_exponent) keep the fit from the "
+                                       "profile's values; sglang as it is describes them better"]
+    dropped = _worse_than_loaded({**fit, "parameters": params[1:], "dropped_overrides": [("mi*", "kernel_latency")]})
+    assert dropped == ["worse than sglang as it is on these rows (0.051 against 0.023): the per-family values it dropped "
+                       "(listed below; --per-family NAME fits them again, as the profile's header says) keep the fit from "
+                       "the profile's values; sglang as it is describes them better"]  # qa412: the likelier cause
     assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "loaded": 0.023, "fitted": 0.018}}) == []
     assert _worse_than_loaded({**fit, "rms_log_error": {"start": 0.112, "fitted": 0.051}}) == []  # no profile values
 

@@ -1925,3 +1925,5 @@ def test_a_table_cut_short_of_the_points_its_scenario_records_is_said(tmp_path, 
     code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
     assert code == 0 and (f"warning: {tmp_path / 'sw' / 'results.csv'}: 7 rows where scenario.json records 12 points "
                           "swept: a table cut short or edited") in err, err
+    code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p")  # plot too (qa412: in silence)
+    assert code == 0 and "7 rows where scenario.json records 12 points swept" in err, err

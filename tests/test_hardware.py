@@ -534,16 +534,16 @@ def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it
             ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 3350 TB/s",  # one slip, one line (qa312: two)
              "memory_bandwidth: 3350 TB/s is above 20 TB/s for one device"),
             # qa406: a latency 1000x too long, a memory or price 1000x too small, a cache past the memory, fp32 past bf16
-            ("link_latency: 3 us", "link_latency: 3 ms", "link_latency: 3 ms is above 1 ms, where collectives measure"),
+            ("link_latency: 3 us", "link_latency: 3 ms", "link_latency: 3 ms is above 1 ms, where a collective's latency is"),
             ("scale_out_latency: 20 us", "scale_out_latency: 20 s", "scale_out_latency: 20 s is above 1 ms"),
-            ("memory: 81559 MiB", "memory: 80 MB", "memory: 80 MB is below 1 GB for one device; check the unit"),
+            ("memory: 81559 MiB", "memory: 80 MB", "memory: 80 MB is below 100 MB for one device; check the unit"),
             ("price: 3.00 USD/h", "price: 0.003 USD/h", "price: 0.003 USD/h is below 0.01 USD/h for one device"),
             ("on_chip_cache: 50 MiB", "on_chip_cache: 50 TB", "on_chip_cache: 50 TB is larger than the memory (81559 MiB)"),
             ("fp32: 66.9 TFLOP/s", "fp32: 5000 TFLOP/s", "peak_flops.fp32: 5000 TFLOP/s is above peak_flops.bf16 (989.4 TFLOP/s)")):
         assert old in text
         lines = said(text.replace(old, new))
         assert len(lines) == 1 and message in lines[0], (new, lines)
-    for old, new in (("link_latency: 3 us", "link_latency: 1 ms"), ("memory: 81559 MiB", "memory: 1 GB"),  # at each bound:
+    for old, new in (("link_latency: 3 us", "link_latency: 1 ms"), ("memory: 81559 MiB", "memory: 100 MB"),  # at each bound:
                      ("price: 3.00 USD/h", "price: 0.01 USD/h"), ("on_chip_cache: 50 MiB", "on_chip_cache: 81559 MiB")):
         assert old in text and said(text.replace(old, new)) == [], new  # nothing (qa409)
     cpu = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "epyc-9654.yaml").read_text()
@@ -605,6 +605,10 @@ def test_a_spec_built_in_code_is_warned_of_what_its_file_would_be():
                            "llama-3.1-8b", 1, 1024)
     assert any("family: 'amd' names no hardware profile" in w for w in odd["warnings"]), odd["warnings"]
     assert roofline.predict(roofline.load_hardware("h100"), "llama-3.1-8b", 1, 1024)["warnings"] == []
+    slow = roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), name="h100-slow", link_latency_s=3e-3,
+                                                on_chip_cache_bytes=200e9), "llama-3.1-8b", 1, 1024, tp=2)["warnings"]
+    assert any(w.startswith("hardware spec 'h100-slow': link_latency: 3 ms is above 1 ms") for w in slow), slow  # qa412:
+    assert any(w.startswith("hardware spec 'h100-slow': on_chip_cache: 200 GB is larger than the memory") for w in slow)  # None
 
 
 def test_a_spec_built_in_code_is_warned_of_an_overhead_slip_and_finds_its_family_where_its_caller_looks(tmp_path):

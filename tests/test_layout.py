@@ -467,7 +467,7 @@ def test_sglangs_spelling_of_dp_attention_is_told_its_device_count():
 
     ds = load_model("deepseek-v3")
     note = dp_spelling_note(deployment(ds, tp=8, dp_attention=8))
-    assert note.startswith("tp 8, dp-attention 8 is 64 devices here") and "tp 1, dp_attention 8 here" in note, note
+    assert note.startswith("tp 8, dp-attention 8 is 64 devices here") and "tp 1, dp-attention 8 here" in note, note
     assert dp_spelling_note(deployment(ds, tp=1, dp_attention=8, ep=8)) == ""
     assert dp_spelling_note(deployment(ds, tp=2, dp_attention=4)) == "" == dp_spelling_note(deployment(ds, tp=8))
     assert dp_spelling_note(deployment(ds)) == "" and "(ep 8 for its experts with --enable-ep-moe or DeepEP)" in note

@@ -1404,20 +1404,42 @@ def test_a_speculation_caveat_is_said_where_a_point_drafts_so_and_the_point_stay
     from roofline.serving import engine_from_dict, speculation_caveat_note
 
     args = dict(tp=4, batch=16, method="draft", draft="llama-3.2-1b", k=4, alpha=0.7)
-    said = [w for w in api.predict("h100-sxm", "llama-3.1-70b", **args)["warnings"] if "speculation_caveats" in w]
     p = api.predict("h100-sxm", "llama-3.1-70b", **args)
+    said = [w for w in p["warnings"] if "speculation_caveats" in w]
     assert len(said) == 1 and said[0].startswith("draft speculation under vllm (0.8-0.17): vLLM 0.10-0.13 refuse a draft model")
     assert p["spec"]["engine_refuses"] == [] and p["spec"]["speedup"] > 1  # a caveat, not a refusal
     assert not any("speculation_caveats" in w for w in api.predict("h100-sxm", "llama-3.1-70b", engine="vllm-v0", **args)["warnings"])
     assert not any("speculation_caveats" in w for w in api.predict("h100-sxm", "llama-3.1-70b", **{**args, "method": "eagle",
                                                                                                   "draft": None})["warnings"])
     code, out, _ = roofline("engines", "show", "vllm")
-    assert "draft: vLLM 0.10-0.13 refuse a draft model" in out and "(speculation_caveats: warned, kept)" in out
+    assert "draft: vLLM 0.10-0.13 refuse a draft model" in out and "(speculation_caveats: warned; cheapest keeps the point)" in out
     engine = engine_from_dict({"name": "x", "source": "s", "speculation_caveats": {"Draft": "  old  releases\n refuse it "}}, "x.yaml")
     assert speculation_caveat_note(engine, "draft") == "draft speculation under x: old releases refuse it (its profile's speculation_caveats)"
     assert speculation_caveat_note(engine, "eagle") == ""
+    import dataclasses  # a spec object's keys as given (qa412: 'Draft' checked, never said)
+
+    given = dataclasses.replace(api.load_engine("sglang"), name="sg2", speculation_caveats={"Draft": "old releases refuse it"})
+    assert speculation_caveat_note(given, "draft").startswith("draft speculation under sg2 (0.4.5-0.5): old releases refuse it")
     from roofline.errors import RooflineError
 
     for bad in ({"lookahead": "n"}, {"draft": ""}, ["draft"], {"draft": 3}):
         with pytest.raises(RooflineError, match="speculation_caveats"):
             engine_from_dict({"name": "x", "source": "s", "speculation_caveats": bad}, "x.yaml")
+
+
+@pytest.mark.slow
+def test_a_speculation_caveat_is_said_by_a_sweep_and_cheapest_and_carried_by_copies(roofline, tmp_path):
+    """qa412: the caveat was tested in predict alone: a sweep says it once, cheapest under its pick, a costs_from profile
+    takes it, and a copy made by engines new keeps it."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\ndraft: llama-3.2-1b\n"
+                        "axes: {batch: [1, 8], context: [2048], k: [0, 3], alpha: [0.7]}\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0 and err.count("vLLM 0.10-0.13 refuse a draft model") == 1, err
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert code == 0 and "vLLM 0.10-0.13 refuse a draft model" in out, out
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: s\ncosts_from: vllm\n")
+    assert load_engine("mine", (tmp_path,)).speculation_caveats == load_engine("vllm").speculation_caveats != ()
+    code, _, err = roofline("engines", "new", "copy", "--from", "vllm", "--dir", tmp_path)
+    assert code == 0, err
+    assert load_engine(str(tmp_path / "copy.yaml")).speculation_caveats == load_engine("vllm").speculation_caveats
