@@ -705,7 +705,7 @@ def _warn_low_and_crossed(spec: HardwareSpec, data: dict, where: str) -> None:
     """The slips _warn_unit_slips's bounds above do not catch (qa406): a link latency above SUSPICIOUS_LATENCY_S
     (`link_latency=3 ms` for 3 us priced every collective 1000x, its step 252 ms at tp 2), a memory or a price 1000x
     too small (`memory=80 MB`), an on-chip cache larger than the memory, and on an accelerator an fp32 peak above its
-    bf16 one (its tensor cores' dtype: only a CPU's vector units may run fp32 as fast)."""
+    bf16 one (its matrix units' dtype: only a CPU's vector units or an SoC's GPU without bf16 may run fp32 as fast)."""
     for name, value in (("link_latency", spec.link_latency_s), ("scale_out_latency", spec.scale_out_latency_s)):
         if value is not None and value > SUSPICIOUS_LATENCY_S:
             warn(f"{where}: {name}: {_as_written(data, name)} is above {format_seconds(SUSPICIOUS_LATENCY_S)}, where a "

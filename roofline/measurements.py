@@ -98,7 +98,7 @@ from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
-from roofline.profiles import DTYPE_ALIASES, is_profile_path
+from roofline.profiles import DTYPE_ALIASES, is_profile_path, normalize_dtype
 from roofline.serving import (
     DEFAULT_ENGINE,
     IDEAL,
@@ -1155,10 +1155,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     except RooflineError as exc:  # name the option as typed: --tp, --dp-attention, --weight-dtype
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
-    # each dtype as the README lists it (qa407: bfloat16 and fp8_e4m3 written as typed), a weight format by its name
-    kv_dtype = DTYPE_ALIASES.get(kv_dtype.strip().lower().replace("-", "_"), kv_dtype) if isinstance(kv_dtype, str) else kv_dtype
-    if isinstance(weight_dtype, str) and DTYPE_ALIASES.get(weight_dtype.strip().lower().replace("-", "_")) not in (None, "fp4"):
-        weight_dtype = DTYPE_ALIASES[weight_dtype.strip().lower().replace("-", "_")]
+    # each dtype as the README lists it (qa407: bfloat16 and fp8_e4m3 written as typed; _layout took them), a 4-bit
+    # weight format by its own name (mxfp4, nvfp4), as published.csv spells it
+    kv_dtype = normalize_dtype(kv_dtype, KV_DTYPES, "command line", "--kv-dtype")
+    if normalize_dtype(weight_dtype, WEIGHT_DTYPES, "command line", "--weight-dtype") not in ("fp4", "nvfp4"):
+        weight_dtype = normalize_dtype(weight_dtype, WEIGHT_DTYPES, "command line", "--weight-dtype")
     rows, seen, results_seen = [], set(), {}
     told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
