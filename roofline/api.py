@@ -344,6 +344,8 @@ def _folders(profiles, where: str = "") -> tuple:
     """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters.
     `where`: the call that was given them (`predict`, `sweep`), said first in an error."""
     said = f"{where}: " if where else ""
+    if profiles is None:  # none given, as a notebook's default argument passes it (qa411: refused)
+        return ()
     if isinstance(profiles, (str, Path)):
         profiles = (profiles,)
     if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in profiles):
@@ -1312,6 +1314,8 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     folders = _folders(profiles, "cheapest")
     meta = table.attrs.get("scenario")
     check_table(table, "cheapest: table")  # the command's check of its table (qa390: KeyError 'model' from deep inside)
+    if table.empty:  # as the command refuses it (qa411: picks None and no note)
+        raise RooflineError("cheapest: table: expected a sweep results table with at least one row, found none")
     try:
         df = serving_view(table, "cheapest: table", "serving=True") if serving else table
         got = answer(df, speed, meta, folders, serving, refine_batches=between_batches)

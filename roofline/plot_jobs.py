@@ -493,7 +493,7 @@ def _warn_rows_short(path: Path, rows: int) -> None:
     points = (_json_object(meta_path)[0] or {}).get("points") if meta_path is not None else None
     if isinstance(points, int) and not isinstance(points, bool) and points != rows:
         warn(f"{path}: {rows:,} rows where {meta_path.name} records {points:,} points swept: a table cut short or edited "
-             "(an interrupted copy?); read as it is")
+             "(an interrupted copy? --where selects rows and leaves the table whole); read as it is")
 
 
 def _has_parquet() -> bool:

@@ -153,6 +153,8 @@ def test_a_spec_object_of_another_kind_is_one_short_line():
         with pytest.raises(RooflineError) as error:
             call()
         assert str(error.value) == message
+    # qa411: None for no folders, as a notebook's default argument passes it
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", profiles=None)["step_time_s"] == roofline.predict("h100-sxm", "llama-3.1-8b")["step_time_s"]
 
 
 def test_a_name_beside_a_changed_spec_object_of_that_name_is_refused_and_the_same_object_is_not():
@@ -1640,6 +1642,8 @@ def test_cheapest_answers_as_the_cli_does_on_the_same_table(roofline, tmp_path):
             api.cheapest(df.drop(columns=[column]), 100)
     with pytest.raises(RooflineError, match=r"^cheapest: table: fits_in_memory: expected true or false, found nothing"):
         api.cheapest(df.assign(fits_in_memory=None), 100)
+    with pytest.raises(RooflineError, match=r"^cheapest: table: expected a sweep results table with at least one row, found none$"):
+        api.cheapest(df.iloc[:0], 100)  # as the command refuses it (qa411: picks None, no note)
     assert api.cheapest(df, 0)["picks"]["plain"] is not None  # 0 taken, as --min-tokens-per-user 0 is (qa392)
     none = api.cheapest(df, 1e9)  # no row reaches it: said in the notes, every kind keyed (qa392: KeyError, unsaid)
     assert none["picks"] == {"plain": None, "speculation": None} and set(none["refined"]) == {"plain", "speculation"}
