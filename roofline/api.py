@@ -68,6 +68,7 @@ from roofline.serving import (
     engine_layout_note,
     engine_on_a_cpu,
     engine_refusals,
+    fitted_batches_note,
     fitted_class_note,
     fitted_elsewhere_note,
     fitted_family_note,
@@ -865,7 +866,7 @@ def predict(
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
                  undetermined_note(eng, hw, used) if deployable else "",
                  fitted_class_note(eng, target) if deployable else "",
-                 fitted_family_note(eng, hw) if deployable else "",
+                 fitted_family_note(eng, hw) if deployable else "", fitted_batches_note(eng, batch) if deployable else "",
                  fitted_elsewhere_note(eng, hw, target, method if speculates(method, k) else "none", used)  # (k 0: plain)
                  if deployable else "",
                  # (qa354: said of sglang-early while speculating, not of an engine that never caches)

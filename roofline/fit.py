@@ -606,6 +606,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "kept": {p.key: ((loaded.fitted or {}).get("fitted_on") or {}).get(p.key) for p in kept},  # PARAMETERS' order
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
         "hardware_families": sorted(set(engine_family[usable].map(family_label))),
+        # the sequences a replica ran at once over the rows fitted: predict warns of a batch far outside them (qa407)
+        "batches": [float(f(fitted_frame["running_batch"].to_numpy()[usable.to_numpy()])) for f in (np.min, np.max)],
     }
 
 
@@ -992,6 +994,8 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         "model_classes": fit["model_classes"],
         # the GPU families of its rows (fit.family_label): predict warns on a device of another family
         "hardware_families": fit["hardware_families"],
+        # the sequences at once a replica of its rows ran (fewest, most): predict and sweeps warn far outside them
+        "batches": _flow([round(b, 2) for b in fit["batches"]]),
     }
     if fit.get("kept"):  # determined by the earlier fit's rows, not these: its value and where its rows were, kept
         doc["fitted"]["kept_from_earlier_fit"] = [p.key for p in PARAMETERS if p.key in fit["kept"]]

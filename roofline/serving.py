@@ -1013,7 +1013,7 @@ _FITTED_ON_PARAMETERS = ("kernel_latency", "host_per_step", "host_per_sequence",
                          "spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence",
                          "quantised_moe_efficiency", "weight_only_efficiency", "overlap_exponent")  # fit.PARAMETERS' keys
 _FITTED_KEYS = ("by", "file", "rows", "row_numbers", "row_fingerprints", "date", "rms_log_error", "rms_log_error_at_start", "start",
-                "start_units", "fitted_on", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
+                "start_units", "fitted_on", "batches", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
 
 def check_fitted(where: str, fitted: object) -> dict:
@@ -1053,6 +1053,12 @@ def check_fitted(where: str, fitted: object) -> dict:
     for item in fitted.get("model_classes", []):
         if item not in MODEL_CLASSES:
             raise field_error(where, "fitted.model_classes", "a list of " + ", ".join(MODEL_CLASSES), item)
+    batches = fitted.get("batches")
+    if batches is not None and not (isinstance(batches, list) and len(batches) == 2 and all(
+            isinstance(b, numbers.Real) and not isinstance(b, bool) and is_finite(b) and b > 0 for b in batches)
+            and batches[0] <= batches[1]):
+        raise field_error(where, "fitted.batches", "[fewest, most] sequences at once its rows ran, numbers above 0 "
+                          "(written by roofline fit)", batches)
     labels = [label for label, _ in FAMILIES] + [OTHER_FAMILY]
     for item in fitted.get("hardware_families", []):
         if item not in labels:
@@ -1582,6 +1588,30 @@ def _kept_aside(engine: ServingEngine) -> str:
     kept = kept_kernel_parameters(engine)
     return (f" (but {_spoken(kept)}, kept from the fit before it, on rows of {'their' if len(kept) > 1 else 'its'} own: "
             "said apart where they differ from the point)") if kept else ""
+
+
+FITTED_BATCH_REACH = 2.0  # a batch this many times past the most (or below the fewest) sequences a fit's rows ran is said
+
+
+def fitted_batches_note(engine: ServingEngine, batches) -> str:
+    """A warning where a batch lies far outside the sequences at once its fit's rows ran (the profile's
+    fitted.batches, written by roofline fit; more than FITTED_BATCH_REACH times past either end), '' else or where the
+    profile records none (the shipped ones, fitted before it was recorded): a fit at batch 1-64 prices batch 256 with
+    its per-sequence host work and kernel efficiency extrapolated (qa407)."""
+    fitted = (engine.fitted or {}).get("batches")
+    if not fitted:
+        return ""
+    low, high = float(fitted[0]), float(fitted[1])
+    values = [float(batches)] if isinstance(batches, numbers.Real) else [float(b) for b in batches]
+    over = [b for b in values if b > FITTED_BATCH_REACH * high]
+    under = [b for b in values if b < low / FITTED_BATCH_REACH]
+    if not over and not under:
+        return ""
+    beyond = " and ".join(t for t in (f"batch {int(max(over)):,}" if over else "", f"batch {int(min(under)):,}" if under else "")
+                          if t)
+    return (f"engine {engine.name} was fitted on rows running {low:g}-{high:g} sequences at once (its fitted.batches), and "
+            f"{beyond} lie{'s' if ' and ' not in beyond else ''} far outside them: its host work a sequence and its "
+            "kernels' efficiency there are extrapolated (a fit with rows at such batches measures them)")
 
 
 def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:

@@ -1350,6 +1350,8 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
             f"    parameters of the fit   {listed['parameters']}" + (f" (held at their start: {listed['fixed']})" if fitted.get("fixed") else ""),
             f"    model classes           {listed['model_classes']}",
             f"    device families         {listed['hardware_families']}",
+            *([f"    sequences at once       {fitted['batches'][0]:g}-{fitted['batches'][1]:g} (a replica's, over its rows; "
+               "predict warns past twice the most or under half the fewest)"] if fitted.get("batches") else []),
             f"    determined by no row    {listed['not_determined_by_rows']}",
             *([f"    kept from earlier fit   {listed['kept_from_earlier_fit']} (its rows determined them, not these)"]
               if listed["kept_from_earlier_fit"] != "none" else []),

@@ -1062,3 +1062,31 @@ def test_a_fit_pinned_at_its_bounds_says_what_the_rows_ask_for():
                            "allow; check for a run without graphs"), line
     assert _pinned(fit("low", "low"))[0].startswith("2 parameters at their low bounds (p0, p1): the rows ask for less time")
     assert _pinned(fit("high", "low", "")) == [] == _pinned(fit("high"))  # one at a bound: each row's note says it
+
+
+def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_said(tmp_path):
+    """qa407: a profile fitted at batch 1-64 priced batch 256 with its per-sequence host work extrapolated, unsaid; the
+    fit records [fewest, most] sequences at once (fitted.batches) and predict and sweeps warn past twice the most or
+    below half the fewest. The shipped profiles record none: nothing said of them."""
+    from roofline.serving import check_fitted, fitted_batches_note
+
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
+    assert fit["batches"] == [1.0, 64.0]
+    engine = engine_from_dict(read_yaml_file(write_fitted_profile(fit, tmp_path / "f.yaml")), "f.yaml")
+    assert engine.fitted["batches"] == [1.0, 64.0]
+    note = fitted_batches_note(engine, [1, 64, 256])
+    assert ("was fitted on rows running 1-64 sequences at once (its fitted.batches), and batch 256 lies far outside "
+            "them: its host work a sequence") in note, note
+    import roofline
+
+    said = roofline.predict("h100-sxm", "llama-3.1-8b", 256, 1024, engine=engine)["warnings"]
+    assert note in said, said  # predict says it of its batch
+    assert fitted_batches_note(engine, [1, 128]) == "" and fitted_batches_note(load_engine("vllm"), [4096]) == ""
+    from roofline.tables import engine_table
+
+    assert "    sequences at once       1-64 (a replica's, over its rows;" in engine_table(engine)  # engines show says it
+    from roofline.errors import RooflineError
+
+    for bad in ([64, 1], [0, 4], [1], "1-64", [1, True]):
+        with pytest.raises(RooflineError, match="fitted.batches: expected"):
+            check_fitted("f.yaml", {"batches": bad})
