@@ -446,15 +446,13 @@ def operator_costs(
     prefill: bool = False,
     shared_prefix=0,
     shared_prefix_read_once: bool = True,
-    positions=None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Map operator name -> (flops, bytes) on the busiest device for one forward pass (module docstring).
 
     `logit_tokens`: tokens per sequence that need logits (default q). The per-layer operators run the busiest
     pipeline stage's layers (Deployment.stage_layers: its MoE and dense layers, each attention group its share);
     a head drafter is a model of its own layers (speculation.drafter_spec). `prefill` selects MLA's non-absorbed
-    attention form. `positions`: the consecutive positions a sequence's q tokens take (default q; a tree's depth + 1,
-    its nodes sharing positions; one for a tree's draft step of a level): a window's span (model.entries_read).
+    attention form.
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -499,8 +497,8 @@ def operator_costs(
     for g, layers in zip(model.groups, dep.stage_group_layers(model)):  # each group's layers on the stage
         mean_len = s + (q + 1.0) / 2.0
         attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.mean_entries_read(g, s, q)) / tp
-        read = model.entries_read(g, s + q, q, positions)
-        shared = read - model.entries_read(g, s + q - prefix, q, positions) if shared_prefix_read_once else 0.0
+        read = model.entries_read(g, s + q, q)
+        shared = read - model.entries_read(g, s + q - prefix, q) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
         compressed = tokens_a / g.ratio if g.kind == "compressed" else 0.0  # its compressed entries (qa255: unwritten)
         write_bytes = write_bytes + layers * (tokens_a + compressed) * kv_elems * c

@@ -919,7 +919,6 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
              "roofline figure's data, 16-odd rows a batch")  # the report strips its path and names it once
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
-    positions_verify = float(max(int(np.max(sc.axes["k"])), 1) + 1)  # a tree's nodes share its depth's positions
     columns: dict[str, list] = {}  # one list of arrays (or of values, each the same on its rows) per column, one DataFrame at the end
     counts: list[int] = []  # rows of each operator kept
     seen = set()
@@ -935,9 +934,9 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
         microbatch = batch / np.minimum(batch, dep.pp)  # step_metrics' micro-batch: attention's ceiling may depend on it
         peaks, dtypes = operator_peaks(cfg.hw, dep), operator_compute_dtypes(cfg.hw, dep)
         ceilings = operator_ceilings(cfg.hw, dep, cfg.model, sequences_per_group(microbatch, dep), cfg.engine)
-        for pass_name, q, positions in (("decode", 1.0, 1.0), ("verify", q_verify, positions_verify)):
+        for pass_name, q in (("decode", 1.0), ("verify", q_verify)):
             m = step_metrics(cfg.hw, cfg.model, batch, q, context, cfg.dep, engine=cfg.engine,
-                             shared_prefix=cfg.shared_prefix, with_operators=True, positions=positions)
+                             shared_prefix=cfg.shared_prefix, with_operators=True)
             for op, v in m["operators"].items():
                 keep = np.broadcast_to((v["bytes"] > 0) | (v["flops"] > 0), batch.shape)
                 row = {

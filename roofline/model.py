@@ -369,25 +369,23 @@ class ModelSpec:
             return np.ceil(s / group.ratio) + np.minimum(s, group.window)
         return s
 
-    def entries_read(self, group: AttentionGroup, context_len, queries=1.0, positions=None):
+    def entries_read(self, group: AttentionGroup, context_len, queries=1.0):
         """KV entries one layer of `group` reads at context `context_len` for `queries` query tokens of one sequence.
         Dense attention reads every entry once whatever the queries; sparse attention (read_tokens) picks its entries
         per query, so q queries read up to q * read_tokens of them, never more than are stored (a verify pass of
-        DeepSeek-V4 at 128k reads 4 x 512 compressed entries a CSA layer for q = 4, not 512). A window of W read by
-        queries at `positions` consecutive positions (default: the queries', a chain's or a prefill's) spans
-        W + positions - 1 entries, each position's last W: a tree's nodes share positions, its span its depth + 1
-        (qa410: W counted, 0.1% of gpt-oss-120b's attention bytes at q = 9 and 8k, 3% of DeepSeek-V4's 128-token
-        window reads at q = 5; qa412: a 60-node tree of depth 6 spans 7 positions, not 61)."""
+        DeepSeek-V4 at 128k reads 4 x 512 compressed entries a CSA layer for q = 4, not 512). A window is counted as W
+        entries whatever the queries: a chain's q queries at consecutive positions span W + q - 1, a tree's W + its depth
+        (its nodes share positions), which this function is not told; under by at most q - 1 entries (qa410: 0.1% of
+        gpt-oss-120b's attention bytes at q = 9 and 8k, 3% of DeepSeek-V4's 128-token window reads at q = 5; qa412:
+        W + q - 1 would price a 60-node tree of depth 6 at 54 entries too many)."""
         s = np.asarray(context_len, dtype=np.float64)
-        q = np.asarray(queries, dtype=np.float64)
-        picked = q * group.read_tokens
-        span = np.maximum(q if positions is None else np.asarray(positions, dtype=np.float64), 1.0)
+        picked = np.asarray(queries, dtype=np.float64) * group.read_tokens
         if group.kind == "compressed":
             compressed = np.ceil(s / group.ratio)
             if group.read_tokens:
                 compressed = np.minimum(compressed, picked)
-            return compressed + np.minimum(s, group.window + span - 1.0)
-        stored = np.minimum(s, group.window + span - 1.0) if group.kind == "sliding" else self.stored_tokens(group, s)
+            return compressed + np.minimum(s, group.window)
+        stored = self.stored_tokens(group, s)
         return np.minimum(stored, picked) if group.read_tokens else stored
 
     def mean_entries_read(self, group: AttentionGroup, context_len, queries):

@@ -605,15 +605,15 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
     return DEFAULT_RATES[method]
 
 
-def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating, shared_prefix, positions=None) -> dict:
+def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating, shared_prefix) -> dict:
     """The verify pass's step_metrics: under `verify_engine` where speculating (an engine that gives its host overlap
     up while it speculates adds its host work: SGLang's spec V1 turns its overlap scheduler off; one whose prefix cache
     is off then reads a shared prefix a sequence: serving.speculating_engine), else under `engine` (k = 0 is exactly
     the baseline); every figure of the one pass (qa352: its time a pass's, its bytes the other's)."""
-    verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix, positions=positions)
+    verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix)
     if verify_engine is engine:
         return verify
-    serial = step_metrics(hw, target, b, q, s, dep, engine=verify_engine, shared_prefix=shared_prefix, positions=positions)
+    serial = step_metrics(hw, target, b, q, s, dep, engine=verify_engine, shared_prefix=shared_prefix)
     return {key: np.where(speculating, serial[key], value) for key, value in verify.items()}
 
 
@@ -686,8 +686,7 @@ def speculative_metrics(
     base = step_metrics(hw, target, b, 1, s, dep, engine=engine, shared_prefix=shared_prefix)
     spec_engine = speculating_engine(engine)  # its prefix cache where it keeps it while speculating
     verify_engine = spec_engine if spec_engine.host_overlap_speculating else dataclasses.replace(spec_engine, host_overlap=False)
-    positions = k + 1.0  # the verify pass's: the last kept token and k draft positions, a tree's nodes sharing them
-    verify = _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, k > 0, shared_prefix, positions)
+    verify = _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
     drafter = drafter_spec(method, target, draft, draft_vocab)
     elsewhere = draft_hw is not None and drafter is not None
     dhw = draft_hw if elsewhere else hw
@@ -698,8 +697,7 @@ def speculative_metrics(
     if drafter is None:
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
     else:
-        draft_step = step_metrics(dhw, drafter, b, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix,
-                                  positions=1.0)  # a draft step's tokens (a tree's level) at one position
+        draft_step = step_metrics(dhw, drafter, b, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
     def per_draft_step_s(batch):  # launch and sampling per draft step, by the drafter's device's engine values and layout
         return no_host.spec_per_draft_step_s + no_host.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, d_dep)
 
@@ -735,10 +733,9 @@ def speculative_metrics(
             link_latency_s = max(target_latency_s, draft_latency_s)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
-            half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix,
-                                     positions=1.0)
+            half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
             half_draft_s = k * (half_step["step_time_s"] + per_draft_step_s(half))
-            half_verify = _verify_metrics(hw, target, half, q, s, dep, engine, verify_engine, k > 0, shared_prefix, positions)
+            half_verify = _verify_metrics(hw, target, half, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
             split_s = np.maximum(2.0 * half_draft_s, 2.0 * half_verify["step_time_s"])
             second_fixed_s = 2.0 * link_latency_s + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
             overlaps = (b >= 2) & (split_s + second_fixed_s < draft_time_s + verify_time_s)  # only where it pays (both models streamed twice)
