@@ -373,19 +373,22 @@ class ModelSpec:
         """KV entries one layer of `group` reads at context `context_len` for `queries` query tokens of one sequence.
         Dense attention reads every entry once whatever the queries; sparse attention (read_tokens) picks its entries
         per query, so q queries read up to q * read_tokens of them, never more than are stored (a verify pass of
-        DeepSeek-V4 at 128k reads 4 x 512 compressed entries a CSA layer for q = 4, not 512). A window is counted as W
-        entries whatever the queries: a chain's q queries at consecutive positions span W + q - 1, a tree's W + its depth
-        (its nodes share positions), which this function is not told; under by at most q - 1 entries (qa410: 0.1% of
-        gpt-oss-120b's attention bytes at q = 9 and 8k, 3% of DeepSeek-V4's 128-token window reads at q = 5; qa412:
-        W + q - 1 would price a 60-node tree of depth 6 at 54 entries too many)."""
+        DeepSeek-V4 at 128k reads 4 x 512 compressed entries a CSA layer for q = 4, not 512). A window of W read by a
+        pass of q queries spans W + q - 1 entries: the W - 1 before its first query's position and the q the pass writes,
+        each query reading its own and those before it in the window (a chain's q positions; a tree's nodes share
+        positions but each is an entry of its own, which a deeper node's window reaches, so a tree of 60 nodes reads
+        W + 60 too: qa413, where qa412's W + depth counted positions, not entries). Counted as W before (qa410: 0.1% of
+        gpt-oss-120b's attention bytes at q = 9 and 8k, 3% of DeepSeek-V4's 128-token window reads at q = 5)."""
         s = np.asarray(context_len, dtype=np.float64)
-        picked = np.asarray(queries, dtype=np.float64) * group.read_tokens
+        q = np.asarray(queries, dtype=np.float64)
+        picked = q * group.read_tokens
+        span = group.window + np.maximum(q, 1.0) - 1.0  # (a window of 0: no sliding part)
         if group.kind == "compressed":
             compressed = np.ceil(s / group.ratio)
             if group.read_tokens:
                 compressed = np.minimum(compressed, picked)
-            return compressed + np.minimum(s, group.window)
-        stored = self.stored_tokens(group, s)
+            return compressed + np.minimum(s, np.where(group.window > 0, span, 0.0))
+        stored = np.minimum(s, span) if group.kind == "sliding" else self.stored_tokens(group, s)
         return np.minimum(stored, picked) if group.read_tokens else stored
 
     def mean_entries_read(self, group: AttentionGroup, context_len, queries):

@@ -263,13 +263,18 @@ def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_
     csa = next(g for g in v4.groups if g.read_tokens)
     long, short = 131072 + 4, 4096 + 4
     assert float(v4.entries_read(csa, long)) == 512 + csa.window  # one query
-    assert float(v4.entries_read(csa, long, 4)) == 4 * 512 + csa.window  # four queries, each its own 512
-    assert float(v4.entries_read(csa, short, 4)) == np.ceil(short / csa.ratio) + csa.window  # never more than stored
-    oss = load_model("gpt-oss-120b")  # a window counted as W whatever the queries (a tree's span is its depth, not told
-    sliding = next(g for g in oss.groups if g.kind == "sliding")  # here: qa410, qa412)
-    assert float(oss.entries_read(sliding, 8192 + 9, 9)) == sliding.window == float(oss.entries_read(sliding, 8192 + 1))
-    dense = next(g for g in v4.groups if not g.read_tokens)
-    assert float(v4.entries_read(dense, long, 4)) == float(v4.entries_read(dense, long))  # dense: every entry once
+    # four queries, each its own 512; their window reads the W - 1 entries before them and their 4 (qa410: W counted)
+    assert float(v4.entries_read(csa, long, 4)) == 4 * 512 + csa.window + 3
+    assert float(v4.entries_read(csa, short, 4)) == np.ceil(short / csa.ratio) + csa.window + 3  # never more than stored
+    oss = load_model("gpt-oss-120b")
+    sliding = next(g for g in oss.groups if g.kind == "sliding")
+    assert float(oss.entries_read(sliding, 8192 + 9, 9)) == sliding.window + 8  # a chain's verify pass of q = 9
+    # a tree of 60 nodes: each node an entry of its own, a deeper node's window reaching its ancestors (qa413: qa412's
+    # W + depth counted positions)
+    assert float(oss.entries_read(sliding, 8192 + 61, 61)) == sliding.window + 60
+    assert float(oss.entries_read(sliding, 8192 + 1)) == sliding.window and float(oss.entries_read(sliding, 100, 9)) == 100
+    dense = next(g for g in v4.groups if not g.read_tokens)  # dense: every compressed entry once, the window's W + 3
+    assert float(v4.entries_read(dense, long, 4)) == float(v4.entries_read(dense, long)) + (3 if dense.window else 0)
     dep = deployment(v4, tp=8)
     decode = float(operator_costs(v4, 1, 1, 131072, dep)["attention"][1])
     verify = float(operator_costs(v4, 1, 4, 131072, dep)["attention"][1])

@@ -1087,6 +1087,12 @@ def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_
     assert "    sequences at once       1-64 (a replica's, over its rows;" in engine_table(engine)  # engines show says it
     from roofline.errors import RooflineError
 
-    for bad in ([64, 1], [0, 4], [1], "1-64", [1, True]):
+    for bad in ([64, 1], [0, 4], [1], "1-64", [1, True], [1.0, float("inf")]):
         with pytest.raises(RooflineError, match="fitted.batches: expected"):
             check_fitted("f.yaml", {"batches": bad})
+    assert check_fitted("f.yaml", {"batches": [8.0, 8.0]})["batches"] == [8.0, 8.0]  # a fit at one batch (qa413)
+    import dataclasses
+
+    low = dataclasses.replace(engine, fitted={**engine.fitted, "batches": [16.0, 64.0]})  # below the fewest too
+    assert "and batch 4 lies far outside them" in fitted_batches_note(low, [4, 32])
+    assert "and batch 256 and batch 4 lie far outside them" in fitted_batches_note(low, [4, 256])

@@ -415,6 +415,8 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     spelled = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, kv_dtype="auto",
                                 weight_dtype="bfloat16", quantities=("step_time_s",))  # qa407: auto refused, bfloat16 as typed
     assert set(spelled["kv_dtype"]) == {"bf16"} and set(spelled["weight_dtype"]) == {"bf16"}
+    assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, kv_dtype="AUTO",
+                                 quantities=("step_time_s",))["kv_dtype"]) == {"bf16"}  # any case (qa413)
     assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, kv_dtype="FP8_E4M3",
                                  quantities=("step_time_s",))["kv_dtype"]) == {"fp8"}
     for bad in (0, float("nan"), "many"):  # qa407: a corrupt mean in flight was read as none, its rows at the cap
