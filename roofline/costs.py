@@ -50,7 +50,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * (2 h + 3 f_e / (D / ep)) * a   (a pair's
                 hidden state in and out, its gate/up output and down input, f_e = expert_ffn_size)
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
-    at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own;
+    at length L: every stored entry once (a window's W + n - 1: the W - 1 before the first query and the n the pass
+    writes), or for sparse attention up to n * read_tokens, each query picking its own;
     mean_g(S, q) = model.mean_entries_read(g, S, q), read_g(., 1) averaged over the q queries' positions S + 1 ... S + q,
     each window or pick cap's kink split out, read_g(S + (q + 1) / 2, 1) where none falls among them):
         flops = attention_flops(heads, d_qk, d_v, T_a, mean_g(S, q)) / tp
