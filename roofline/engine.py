@@ -417,7 +417,7 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
 
 
 def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
-                       padded: bool = True, kernels: dict | None = None) -> dict[str, np.ndarray]:
+                       padded: bool = True, kernels: dict | None = None, messages: dict | None = None) -> dict[str, np.ndarray]:
     """All-reduce, all-to-all, MoE gather / scatter and DP gather / scatter time of one stage's pass over `batch`
     sequences of `q` tokens each (module docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest
     attention group's all-reduce. Where the engine splits the dense MLP over the stage (dep.stage_split, SGLang's
@@ -426,7 +426,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     pass (lm_head_gather_time_s). The gathered buffers hold every group's tokens padded to the busiest group's
     (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T.
     `kernels`, where given, gets the collectives each term prices, one kernel each (an eager pass's launches: its
-    latencies counted, qa328), under the same names."""
+    latencies counted, qa328), under the same names; `messages` the bytes of each tp all-reduce, M = B_a q h a
+    (allreduce_time_s: what a reader checks by hand)."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     gathered = gathered_tokens(b, q, dep, padded)  # each group's buffer padded to the busiest's (qa144)
@@ -454,6 +455,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         message_bytes = sequences_per_group(b, dep) * q * h_bytes
         transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message_bytes)
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+        if messages is not None:
+            messages["allreduce_time_s"] = message_bytes
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None and not over_dp_group else 0.0
@@ -511,21 +514,24 @@ def dispatch_latency_s(engine: ServingEngine) -> float:
 
 
 def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, logit_rows,
-                          group_rows):
+                          group_rows, messages: dict | None = None):
     """The LM head's gathers, once a pass through the head. Where the engine splits it over a stage (dep.stage_split,
     SGLang's): the hidden states of every group's `logit_rows` (B times the tokens a sequence needs logits for)
     gathered, then the logits of each device's vocabulary slice all-gathered, R (h + V) a bytes in one ring pass each.
     Where it splits it over the group's tp: each rank's vocabulary slice of the group's `group_rows` logits
     all-gathered, R_a V a bytes in one ring pass (qa142: vLLM's LogitsProcessor._gather_logits, TensorRT-LLM's
-    gather_output, SGLang's logits processor). 0 for an LM head held whole."""
+    gather_output, SGLang's logits processor). 0 for an LM head held whole. `messages`, where given, gets the bytes
+    each device contributes to the tp gather, R_a V a / tp, under "lm_head_gather" (not where split over the stage)."""
     rows = np.asarray(logit_rows, dtype=np.float64)
     if "lm_head" in dep.stage_split:
         transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage,
                                              rows * (model.hidden_size + model.vocab_size) * ACTIVATION_BYTES)
         return 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
     if dep.split_of("lm_head") > 1:
-        transfer_s, latency_s = _ring_pass_s(hw, dep.tp, np.asarray(group_rows, dtype=np.float64) * model.vocab_size
-                                             * ACTIVATION_BYTES)
+        gathered_bytes = np.asarray(group_rows, dtype=np.float64) * model.vocab_size * ACTIVATION_BYTES
+        if messages is not None:
+            messages["lm_head_gather"] = gathered_bytes / dep.tp
+        transfer_s, latency_s = _ring_pass_s(hw, dep.tp, gathered_bytes)
         return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
     return np.zeros_like(rows)
 
@@ -545,12 +551,16 @@ def _tp_allreduce_s(hw: HardwareSpec, dep: Deployment, engine: ServingEngine, me
     return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
 
 
-def embedding_reduce_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, group_rows):
+def embedding_reduce_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, group_rows,
+                            messages: dict | None = None):
     """The embedding's all-reduce, once a pass through it (t_embed_reduce): where it is split over the group's tp
-    (vocabulary-parallel), the `group_rows` h-wide rows all-reduced as a layer's (t_allreduce's per-collective time); 0 for an embedding held whole."""
+    (vocabulary-parallel), the `group_rows` h-wide rows all-reduced as a layer's (t_allreduce's per-collective time); 0 for an embedding held whole.
+    `messages`, where given, gets that all-reduce's bytes under "embedding_allreduce"."""
     rows = np.asarray(group_rows, dtype=np.float64)
     if dep.split_of("embedding") == 1 or model.medusa_head:  # held whole, or none (a Medusa head embeds nothing)
         return np.zeros_like(rows)
+    if messages is not None:
+        messages["embedding_allreduce"] = rows * model.hidden_size * ACTIVATION_BYTES
     return _tp_allreduce_s(hw, dep, engine, rows * model.hidden_size * ACTIVATION_BYTES)
 
 
@@ -763,7 +773,9 @@ def step_metrics(
     the step's critical path: every stage's layers on a pp round trip, else bytes), path_memory_time_s (the part of that
     path's time its bytes set, bytes_set_time_s, at the memory ceilings the kernels reach: derated ceiling x eta_o),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
-    operators take most of the operator time), tokens. With `with_operators`, also `operators`:
+    operators take most of the operator time), tokens, allreduce_count and allreduce_message_bytes (a pass's tp
+    collectives of the busiest stage's layers and the bytes each), embedding_allreduce_message_bytes and
+    lm_head_gather_message_bytes (0 where none). With `with_operators`, also `operators`:
     {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
     """
     dep = dep or deployment(model)
@@ -819,11 +831,14 @@ def step_metrics(
                                "kernel_latency_s": latency_s}  # the engine's kernel latencies in time_s
     tokens = np.broadcast_to(b * q, shape)
     coll_kernels: dict = {}  # the collectives of a pass, each a kernel an eager host launches
-    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill, kernels=coll_kernels)
+    coll_messages: dict = {}  # the bytes of each tp all-reduce
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill, kernels=coll_kernels,
+                              messages=coll_messages)
     # the LM head's gathers and the embedding's all-reduce, once a pass with them (qa136: every prompt token's logits,
     # and left out of a round trip's stage bodies)
-    head_gather_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows), shape)
-    embed_reduce_s = np.broadcast_to(embedding_reduce_time_s(hw, model, dep, engine, tokens_a), shape)
+    head_gather_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows,
+                                                          messages=coll_messages), shape)
+    embed_reduce_s = np.broadcast_to(embedding_reduce_time_s(hw, model, dep, engine, tokens_a, messages=coll_messages), shape)
     head_comm_s = head_gather_s + embed_reduce_s
     head_key = "dp_gather_time_s" if "lm_head" in dep.stage_split else "allreduce_time_s"
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, sequences_per_group(mb, dep) * q), shape)  # T_r
@@ -932,6 +947,13 @@ def step_metrics(
         "compute_bound": compute_bound_s > 0.5 * operators_s,
         "compute_bound_share": compute_bound_s / np.maximum(operators_s, 1e-30),
         "tokens": tokens,
+        # the tp collectives a pass of the busiest stage runs, as a reader checks them by hand: the layers'
+        # all-reduces (count, and bytes each: M = B_a q h a), the embedding's all-reduce and each device's share of
+        # the LM head's logit gather (bytes; 0 where none)
+        "allreduce_count": np.broadcast_to(float(coll_kernels.get("allreduce_time_s", 0.0)), shape),
+        **{f"{key}_message_bytes": np.broadcast_to(np.asarray(coll_messages.get(name, 0.0), dtype=np.float64), shape)
+           for key, name in (("allreduce", "allreduce_time_s"), ("embedding_allreduce", "embedding_allreduce"),
+                             ("lm_head_gather", "lm_head_gather"))},
     }
     # the LM head's gathers: over the stage with the DP gathers, its logits over tp with the tensor-parallel ones; the
     # embedding's all-reduce with the tensor-parallel ones

@@ -99,7 +99,7 @@ def predict_table(point: dict) -> str:
                      if p.get("moe_dispatch") == "allgather" and p.get("dp_gather") == "allreduce" else
                      f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})")
                     if key == "all_to_all_time_s" and p.get("moe_dispatch") in MOE_DISPATCH else
-                    f"   (tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device"
+                    f"   ({_tp_messages_text(p)}tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device"
                     + (f" inside a domain and {format_si(p['tp_scale_out_bytes_per_s'], 'B/s')} across, the scale-out link"
                        if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable"
                     + _collective_latency_text(p) + ")"
@@ -395,6 +395,23 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
                 "context, no pass of a drafter)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
+
+
+def _tp_messages_text(p: dict) -> str:
+    """'160 all-reduces a pass of 131 kB each, the embedding's of 131 kB, the LM head's logits 513 kB a device; ' (the
+    tp collectives' count and message sizes, predict's tp_collectives), '' where an older JSON lacks them."""
+    c = p.get("tp_collectives")
+    if not c or not c.get("count"):
+        return ""
+    stage = " of the busiest stage" if p.get("pipeline") else ""
+    kind = ("collectives (all-reduces, and the sequence-parallel MoE's reduce-scatters and all-gathers)"
+            if c.get("sequence_parallel_moe") else "all-reduces")
+    parts = [f"{c['count']:,} {kind} a pass{stage} of {format_si(c['allreduce_message_bytes'], 'B')} each"]
+    if c.get("embedding_allreduce_message_bytes"):
+        parts.append(f"the embedding's of {format_si(c['embedding_allreduce_message_bytes'], 'B')}")
+    if c.get("lm_head_gather_message_bytes"):
+        parts.append(f"the LM head's logit gather {format_si(c['lm_head_gather_message_bytes'], 'B')} a device")
+    return ", ".join(parts) + "; "
 
 
 def _collective_latency_text(p: dict) -> str:

@@ -1781,3 +1781,24 @@ def test_a_sweep_says_a_spec_objects_warning_once_not_again_for_its_file(tmp_pat
                        profiles=(tmp_path,))
     said = [str(w.message) for w in caught if "zzz-unknown" in str(w.message)]
     assert len(said) == 1, said
+
+
+@pytest.mark.slow
+def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
+    """Session 64 (session 62's leftover "collective message sizes not printed"): predict priced the tp collectives
+    and said neither how many nor how large. Llama 3.1 70B (80 layers, h 8192, V 128256) at tp 4, batch 8: two
+    all-reduces a layer of M = 8 x 8192 x 2 B, the embedding's of M, and each device's quarter of the logits; under
+    ideal (each collective the link's latency + 2 M (tp - 1) / tp over its bytes/s) they add up to the priced time."""
+    from roofline.hardware import load_hardware
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8, tp=4, engine="ideal")
+    c = p["tp_collectives"]
+    m_bytes = 8 * 8192 * 2
+    assert c == {"count": 160, "sequence_parallel_moe": False, "allreduce_message_bytes": m_bytes,
+                 "embedding_allreduce_message_bytes": m_bytes, "lm_head_gather_message_bytes": 8 * 128256 * 2 / 4}
+    hw = load_hardware("h100-sxm")
+    link_bytes_per_s, latency_s = p["tp_link_bytes_per_s"], hw.link_latency_s
+    allreduce_s = latency_s + 2 * m_bytes * 3 / 4 / link_bytes_per_s
+    gather_s = latency_s + 8 * 128256 * 2 * 3 / 4 / link_bytes_per_s  # one ring pass of the whole logits
+    assert p["allreduce_time_s"] == pytest.approx(161 * allreduce_s + gather_s, rel=1e-6)
+    assert roofline.predict("h100-sxm", "llama-3.1-70b", batch=8)["tp_collectives"] is None  # tp 1: none

@@ -478,12 +478,15 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     code, out, err = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "tpu-v5e", "--tp", "4", "--json")
     assert code == 0 and json.loads(out)["tp_link_bytes_per_s"] == pytest.approx(2 * 50e9 * 0.75), err  # 2 of 4 ports
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2")
-    assert "tp collectives" in out and "(tp 2 over 48 GB/s a device, achievable; each collective at least 10 us, vllm's " \
+    assert "tp collectives" in out and "tp 2 over 48 GB/s a device, achievable; each collective at least 10 us, vllm's " \
         "allreduce_latency on this device)" in out  # one xGMI link of seven; qa395: the latency each pays, and whose
+    # session 64: how many and how large (batch 1: M = 8192 x 2 B; each device's half of 128256 logits x 2 B)
+    assert ("(160 all-reduces a pass of 16.4 kB each, the embedding's of 16.4 kB, the LM head's logit gather 128 kB a "
+            "device; tp 2 over") in out
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "sglang")
     assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")
-    assert "(tp 2 over 48 GB/s a device, achievable)" in out  # the bare roofline: the link's own latency, no engine's
+    assert "tp 2 over 48 GB/s a device, achievable)" in out  # the bare roofline: the link's own latency, no engine's
     # qa397: a group over two nodes pays the scale-out link's latency where it is the larger: that one said
     code, out, _ = roofline("predict", "--hardware", "h100-sxm", "--engine", "trtllm", "--model", "llama-3.1-405b", "--tp",
                             "16", "--weight-dtype", "fp8", "--batch", "8", "--context", "2048")
