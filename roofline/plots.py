@@ -280,6 +280,10 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     fit_keys = set(fitting[columns].drop_duplicates().itertuples(index=False, name=None)) if fitting is not None else None
     fits = {key for key in keys if fit_keys is None or tuple(key[by.index(c)] for c in columns) in fit_keys}
     notes = []
+    # a report's generic figure put its headline point's values first (report_figures._report_generic): each column
+    # narrowed keeps them where any panel has a point that fits, the panels without one grey, as its text says them
+    # (qa415: the text quoted DP-attention 8, the figure dropped it for the layouts that fit on every device)
+    headline_first = bool(meta.get("headline_first"))
     grid = len(by) - len(extras)  # (hardware, model, context): the panels before config columns split them
     most = MAX_PANELS
     # a layout's degrees are one layout, narrowed together (qa245: tp 8 kept of tp 8 / tp 8 pp 2 / tp 16 / tp 4 pp 4,
@@ -298,14 +302,14 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                 most = len(keys)  # every layout of every device (and model), as a grid
                 continue
             kept = _fitting_everywhere(keys, positions, fits)  # (qa247: one panel without a fit kept one layout only)
-            if 1 < len(kept) and len(kept) * len({_without(key, positions) for key in keys}) <= limit:
+            if (1 < len(kept) and len(kept) * len({_without(key, positions) for key in keys}) <= limit
+                    and (not headline_first or _at(keys[0], positions) in kept)):
                 left = [v for v in dict.fromkeys(_at(key, positions) for key in keys) if v not in kept]
+                notes.append(_left_out_note(meta, by, keys, positions, axis, left, fits))
                 keys = [key for key in keys if _at(key, positions) in kept]
                 most = max(most, len(keys))
-                notes.append(f"{' and '.join(_layout_value_label(meta, axis, v) for v in left)}"
-                             " left out (a panel of it would hold no point that fits)")
                 continue
-            keys, note = _narrow(keys, positions, fits)
+            keys, note = _narrow(keys, positions, fits, headline=headline_first)
             value = keys[0]
             notes.append(_layout_value_label(meta, axis, tuple(value[p] for p in positions)) + " only"
                          if note == "one" else f"{_axis_name(axis[0]) if len(axis) == 1 else 'layout'}: the first that "
@@ -319,7 +323,7 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             before = len(keys)
             if axis == "engine":  # a serving engine before ideal, the bound, as the report and cheapest lead with one
                 keys = sorted(keys, key=lambda key: key[by.index(axis)] == "ideal")  # (qa379: a sweep of [ideal, vllm] drew ideal's)
-            keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine")
+            keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine", headline=headline_first)
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue
             if note == "one":
@@ -332,6 +336,39 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
         notes.append(f"first {most} of {len(keys)} panels ({' x '.join(_axis_name(axis) for axis in named) or 'hardware'})")
         keys = keys[:most]
     return by, keys, ", ".join(notes)
+
+
+def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[int, ...], axis: tuple, left: list,
+                   fits: set) -> str:
+    """'TP 8 left out (no point of it fits), DP-attention 8, EP 8 left out (none fits on NVIDIA H100 SXM5 80GB)': the
+    layouts a figure leaves out as not fitting on every panel, each with the panels (by their hardware, where panels
+    differ by it) where nothing of it fits (qa415: 'a panel of it would hold no point that fits' said of a layout that
+    fit on three devices of four)."""
+    panels = list(dict.fromkeys(_without(key, positions) for key in keys))
+    rest = [c for i, c in enumerate(by) if i not in positions]
+    notes = []
+    for value in left:
+        failing = [panel for panel in panels if tuple(_insert(panel, positions, value)) not in fits]
+        label = _layout_value_label(meta, axis, value)
+        if len(failing) == len(panels):
+            notes.append(f"{label} left out (no point of it fits)")
+            continue
+        if "hardware" in rest:
+            where = list(dict.fromkeys(_name(meta, "hardware", panel[rest.index("hardware")]) for panel in failing))
+            where_text = (", ".join(where[:-1]) + " or " + where[-1] if len(where) > 1 else where[0]) \
+                if len({p[rest.index("hardware")] for p in panels}) > 1 else f"{len(failing)} of its {len(panels)} panels"
+        else:
+            where_text = f"{len(failing)} of its {len(panels)} panels"
+        notes.append(f"{label} left out (no point of it fits on {where_text})")
+    return ", ".join(notes)
+
+
+def _insert(panel: tuple, positions: tuple[int, ...], value: tuple) -> list:
+    """A panel key (a key less `positions`) with `value` put back at `positions`: the key of that panel at that value."""
+    out, rest, values = [], iter(panel), iter(value)
+    for p in range(len(panel) + len(positions)):
+        out.append(next(values) if p in positions else next(rest))
+    return out
 
 
 def _without(key: tuple, positions: tuple[int, ...]) -> tuple:
@@ -354,18 +391,23 @@ def _fitting_everywhere(keys: list[tuple], positions: tuple[int, ...], fits: set
     return [v for v, where in fitting.items() if where == panels]
 
 
-def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool = False) -> tuple[list[tuple], str]:
+def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool = False,
+            headline: bool = False) -> tuple[list[tuple], str]:
     """Keep one value of `positions` of the panel `keys` (one column, or a layout's degrees together): the first value
     under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
     `fits` (or its first key where none fits), or with `one` the first value under which any panel has a key in
     `fits` (an engine: one engine drawn, panels of its layouts that fit nowhere left to the layout's step; qa371: a
-    panel of trtllm beside vllm's read as a comparison of layouts). Returns the kept keys, in their order, and 'one'
-    when they hold one value there, else 'per panel'."""
+    panel of trtllm beside vllm's read as a comparison of layouts); with `headline`, the first value itself where
+    every panel has it and any has it in `fits` (a report's headline point's, put first: its panels without one drawn
+    as not fitting; a column that moves with another, expert_dtype with weight_dtype, splits no panel to narrow). Returns the kept keys, in their order, and 'one' when they hold one value there, else 'per panel'."""
     rest = [_without(key, positions) for key in keys]
     panels = list(dict.fromkeys(rest))
     fitting = {(r, _at(key, positions)) for r, key in zip(rest, keys) if key in fits}
     values = list(dict.fromkeys(_at(key, positions) for key in keys))
-    shared = next((v for v in values if all((r, v) in fitting for r in panels)), None)
+    present = {(r, _at(key, positions)) for r, key in zip(rest, keys)}
+    shared = (values[0] if headline and all((r, values[0]) in present for r in panels)
+              and any((r, values[0]) in fitting for r in panels) else
+              next((v for v in values if all((r, v) in fitting for r in panels)), None))
     if shared is None and one:
         shared = next((v for v in values if any((r, v) in fitting for r in panels)), values[0])
     if shared is not None:
@@ -928,11 +970,12 @@ def _join(*notes: str) -> str:
     return ", ".join(n for n in notes if n)
 
 
-def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, list, list[str], str, dict]:
-    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`), each titled (wrapped to the
-    panel's width, `_wrap_panel_title`): returns the figure, [(axes, that panel's rows)], the models shown, the subset
-    note and the meta of what is drawn (`_shown_meta`)."""
-    by, keys, note = _panels(df, ("hardware", "model", "context"), meta)
+def _panel_frames(df: pd.DataFrame, meta: dict, fitting: pd.DataFrame | None = None,
+                  **figure_kw) -> tuple[Figure, list, list[str], str, dict]:
+    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`, `fitting` the rows that count as
+    a point that fits there), each titled (wrapped to the panel's width, `_wrap_panel_title`): returns the figure,
+    [(axes, that panel's rows)], the models shown, the subset note and the meta of what is drawn (`_shown_meta`)."""
+    by, keys, note = _panels(df, ("hardware", "model", "context"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
@@ -1618,9 +1661,12 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     batches = np.sort(df["batch"].unique())
     alphas = np.sort(df["alpha_key"].unique())
     width, height = min(max(4.8, 0.55 * len(batches) + 1.6), 6.5), min(max(3.2, 0.45 * len(alphas) + 1.6), 5.0)
-    _, keys, _ = _panels(df, ("hardware", "model", "context"), meta)
+    # a point of this map fits where speculation does: a layout whose rows that fit are plain decoding's alone (a
+    # report's refused speculation left out) would be a panel of grey cells (qa415: four under 'does not fit in memory')
+    drawn = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]
+    _, keys, _ = _panels(df, ("hardware", "model", "context"), meta, fitting=drawn)
     width = max(width, 7.0) if len(keys) == 1 else width  # one panel: room for the title on a few lines
-    fig, panels, models, note, meta = _panel_frames(df, meta, width=width, height=height)
+    fig, panels, models, note, meta = _panel_frames(df, meta, fitting=drawn, width=width, height=height)
     panels = [(ax, _ranked_points(sub).drop_duplicates(["alpha_key", "batch"])) for ax, sub in panels]  # a cell's best row
     best = pd.concat([sub for _, sub in panels])
     vals = best.loc[best["fits_in_memory"].astype(bool) & best["spec_fits"], "speedup"]

@@ -629,6 +629,7 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             if columns:
                 first = (df[columns].astype(str) == top[columns].astype(str)).all(axis=1)
                 df = pd.concat([df[first], df[~first]])
+        meta = {**meta, "headline_first": True}  # kept where any panel fits it (plots._panels; qa415)
     cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch, its axes' labels about 3 (qa349: four
     # panels of three cells ran their x labels into each other); a line plot's panel about 3.2
     for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, max(0.3 * cells + 1.2, 3.0), 0.8), (_plot_throughput, 3.2, 2.0),

@@ -325,7 +325,9 @@ def test_a_layout_that_fits_on_no_device_alone_is_left_out_and_said():
                              "axes": {"batch": [1, 64], "context": [4096]}}, "l")
     df = run_sweep(sc, load_configs(sc))
     by, keys, note = plots._panels(df, ("hardware", "model", "context"), {})
-    assert len(keys) == 6 and note == "TP 8 left out (a panel of it would hold no point that fits)"
+    assert len(keys) == 6 and note == "TP 8 left out (no point of it fits on h100-sxm)"  # qa415: where, not 'a panel'
+    meta = {"hardware": {"h100-sxm": "H100", "h200": "H200"}}
+    assert plots._panels(df, ("hardware", "model", "context"), meta)[2] == "TP 8 left out (no point of it fits on H100)"
     assert narrowed_columns(df) == {"tp": [8]}  # the sweep's hint: --where tp=8 draws it
 
 

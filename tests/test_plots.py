@@ -1773,3 +1773,40 @@ def test_a_throughput_line_on_the_no_speculation_line_where_its_best_k_is_0_is_s
     assert "α = 0.2 on the no-speculation line where best k is 0 (speculation does not pay there)" in title
     df, ops, meta = _meta_of({**data, "axes": {**data["axes"], "alpha": [0.9]}})
     assert "no-speculation line where" not in _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text()
+
+
+def test_a_layout_left_out_is_said_with_the_devices_it_does_not_fit_and_a_headline_keeps_its_own():
+    """qa415: 3 devices x 3 layouts (9 panels) where TP 1 fits on one device only: the note said 'a panel of it
+    would hold no point that fits' of a layout that fits somewhere, and a report's generic figure, whose text quotes its
+    headline point at TP 1 (its rows first, meta's headline_first), drew the layouts that fit everywhere instead."""
+    rows = pd.DataFrame([(hw, "x", 1024, tp) for tp in (1, 2, 4) for hw in "abc"],
+                        columns=["hardware", "model", "context", "tp"])
+    rows["fits_in_memory"] = (rows["tp"] > 1) | (rows["hardware"] == "a")
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
+    assert {key[by.index("tp")] for key in keys} == {2, 4} and note == "TP 1 left out (no point of it fits on b or c)"
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
+    assert {key[by.index("tp")] for key in keys} == {1} and len(keys) == 3 and note == "TP 1 only"
+    none = rows.assign(fits_in_memory=rows["tp"] > 1)  # TP 1 fits nowhere: not the headline's
+    assert plots._panels(none, ("hardware", "model", "context"), {"headline_first": True})[2] == "TP 2 only"
+    one = pd.DataFrame([(hw, "x", 1024, tp) for tp in (1, 2, 4) for hw in "a"], columns=["hardware", "model", "context", "tp"])
+    assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), list(one.itertuples(index=False, name=None)),
+                                (3,), ("tp",), [(1,)], set()) == "TP 1 left out (no point of it fits)"
+
+
+@pytest.mark.slow
+def test_the_heatmap_keeps_no_layout_whose_speculative_rows_are_gone():
+    """qa415: a report leaves out the speculative rows of a layout its engine refuses to speculate with (vLLM at pp 2),
+    their plain rows kept; the heatmap counted those as points that fit and drew panels of grey cells titled 'does not
+    fit in memory', leaving out layouts that did fit."""
+    from roofline.grid import scenario_meta
+
+    sc, pairs, df, ops = _tables({"name": "pp-spec", "hardware": ["h100-sxm", "h200", "b200", "mi300x"],
+                                  "model": "llama-3.1-8b", "method": "eagle",
+                                  "layouts": [{"tp": 1, "pp": 2}, {"tp": 1}, {"tp": 2}],
+                                  "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}})
+    meta = scenario_meta(sc, pairs, len(df))
+    left = df[~((df["pp"] == 2) & (df["k"] > 0))]  # as report._without_refused_speculation leaves them
+    fig = _figure("speedup_heatmap", left, ops, meta)
+    titles = " ".join(t.get_text() for t in [fig._suptitle, *(ax.title for ax in fig.axes)]).replace("\n", " ")
+    assert "TP 1, PP 2 left out (no point of it fits)" in titles, titles
+    assert not any("PP 2" in ax.title.get_text() for ax in fig.axes)  # 8 panels of TP 1 and TP 2, none grey throughout
