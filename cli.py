@@ -129,7 +129,7 @@ def _json_default(value):
 @app.command()
 def predict(
     hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list; case-insensitive, aliases like H100).")] = "h100-sxm",
-    model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
+    model: Annotated[str, typer.Option(help="Model profile name (roofline models list; case-insensitive, aliases like llama3.1-8b).")] = "llama-3.1-8b",
     batch: Annotated[int, typer.Option(min=1, max=BATCH_MAX, help="Sequences decoded together (the replica's batch).")] = 1,
     context: Annotated[Optional[int], typer.Option(min=0, max=CONTEXT_MAX, help="Tokens already in each sequence's KV cache (the decode position; memory holds context + 1, the step's own token too; --prompt prices the prefill). Default 1024, or with --prompt and --output-len the request's mean context, prompt + output-len / 2.")] = None,
     engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the roofline bound at the hardware profile's derated ceilings; its only fixed costs: the hardware's step overhead and link latency); `roofline engines list`.")] = None,
@@ -486,13 +486,13 @@ def models_import(
     config: Annotated[Path, typer.Argument(help="A Hugging Face config.json.")],
     name: Annotated[str, typer.Option(help="Profile name (file NAME.yaml).")],
     display_name: Annotated[Optional[str], typer.Option(help="Human-readable name.")] = None,
-    published_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published total parameter count (14.8e9 for 14.8 billion), checked against the computed one.")] = None,
-    published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1.0, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
+    published_params: Annotated[Optional[float], typer.Option(min=1e4, max=1e16, help="Published total parameter count (14.8e9 for 14.8 billion), checked against the computed one.")] = None,
+    published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1e4, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     tokenizer: Annotated[Optional[str], typer.Option(help="Tokenizer family (llama-3, qwen3, ...): a draft model of another is warned about.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
-    old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1.0, max=1e16)] = None,
+    old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1e4, max=1e16)] = None,
 ) -> None:
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
     # --published-active-params: the option's name until session 14, kept working (hidden: two names cut the help at 80 columns)
@@ -902,10 +902,11 @@ def cheapest(
     out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
     serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
+    users: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, of every row (a row faster per user than asked costs less per token, not fewer devices): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
-    Rows that fit, are priced and load (layouts and speculative methods the engines take, engines on devices they run
+    Without --min-tokens-per-user it prints the frontier of each kind alone, fastest first. Rows that fit, are priced and load (layouts and speculative methods the engines take, engines on devices they run
     on), ideal's (the roofline bound) left out beside serving engines' (--where engine=ideal compares it alone); a row
     stays where none is as fast and cheaper. With a speed, the batches between the swept ones (where the
     batch that just reaches it usually is; above the largest, and below the smallest where none is fast enough) are
@@ -923,6 +924,9 @@ def cheapest(
 
     if force and out is None:  # qa114: accepted in silence
         raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
+    if users is not None and min_tokens_per_user is None:  # a fleet is sized for a speed
+        raise RooflineError(f"--users: expected with --min-tokens-per-user SPEED (the speed each user gets), found --users "
+                            f"{users} alone")
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
         from types import SimpleNamespace
 
@@ -943,10 +947,10 @@ def cheapest(
 
         df = serving_view(df, str(path))
     with recorded_files((meta or {}).get("profile_files")):  # profiles the sweep named by path (qa205)
-        _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving)
+        _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving, users)
 
 
-def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving=False) -> None:
+def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving=False, users=None) -> None:
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches; `serving`: the table is frontier.serving_view's."""
     from roofline.frontier import answer
@@ -954,7 +958,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
 
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
-    got = answer(df, min_tokens_per_user, meta, _dirs(), serving, path, refine_batches=not batch_chosen)
+    got = answer(df, min_tokens_per_user, meta, _dirs(), serving, path, refine_batches=not batch_chosen, users=users)
     df, frontier, picks, refined, notes = got["table"], got["frontier"], got["picks"], got["refined"], got["notes"]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     meta = meta or {}
@@ -963,7 +967,8 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),
-                              overlap=meta.get("overlap"), request=_request_of(df, meta, serving)))
+                              overlap=meta.get("overlap"), request=_request_of(df, meta, serving), fleet=got["fleet"],
+                              users=users))
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
     if out is not None:

@@ -1297,16 +1297,18 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
 
 
 def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, serving: bool = False,
-             between_batches: bool = True, profiles: tuple[str | Path, ...] = ()) -> dict:
+             between_batches: bool = True, users: int | None = None, profiles: tuple[str | Path, ...] = ()) -> dict:
     """`roofline cheapest` of a sweep's table (sweep's DataFrame, or a results table read back with its scenario.json
     as `table.attrs['scenario']`): the cost frontier of plain and speculative rows that fit, are priced and that an
     engine runs (ideal's rows left out beside serving engines; layouts vLLM and SGLang refuse to load, an engine on a
     device it does not run on, a draft model of another tokenizer left out), the cheapest row of each kind at least
     `min_tokens_per_user` tokens/s per user fast, and the batches between the swept ones that reach it cheaper, swept
     now (`between_batches` false: the swept batches alone, as `roofline cheapest --where batch=B` prices them).
-    `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len).
+    `serving`: ranked at a serving benchmark's pace (the table of a scenario with prompt and output_len). `users` (with
+    a speed): also the cheapest fleet of each kind for that many users at once, as `roofline cheapest --users` gives it.
 
     Returns {'frontier': DataFrame, 'picks': {'plain': row or None, 'speculation': row or None} (None without a speed),
+    'fleet': {kind: {'row', 'replicas', 'devices', 'usd_per_hour'} or None} (None without users),
     'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}} (both kinds), 'notes': the
     lines under cheapest's table (a kind no row reaches among them), 'table': the rows ranked, 'refused': the layouts, methods and drafts left out (what no engine
     runs), 'unchecked': the profiles not on the search path to check them by}; rows are pandas Series of the table's
@@ -1321,6 +1323,10 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
                           min_tokens_per_user)  # here alone; qa411: inf taken here alone)
     serving = check_flag("cheapest", "serving", serving)  # true or false, as predict's flags (qa411: 'yes' read as true)
     between_batches = check_flag("cheapest", "between_batches", between_batches)
+    if users is not None:
+        users = _scalar_int(users, "users", 1, 1_000_000_000, "cheapest")
+        if speed is None:  # as the command's --users (a fleet is sized for a speed)
+            raise field_error("cheapest", "users", "a min_tokens_per_user beside it (the speed each user gets)", MISSING)
     folders = _folders(profiles, "cheapest")
     meta = table.attrs.get("scenario")
     check_table(table, "cheapest: table")  # the command's check of its table (qa390: KeyError 'model' from deep inside)
@@ -1328,7 +1334,7 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
         raise RooflineError("cheapest: table: expected a sweep results table with at least one row, found none")
     try:
         df = serving_view(table, "cheapest: table", "serving=True") if serving else table
-        got = answer(df, speed, meta, folders, serving, refine_batches=between_batches)
+        got = answer(df, speed, meta, folders, serving, refine_batches=between_batches, users=users)
     except RooflineError as exc:
         if str(exc).startswith("cheapest: "):
             raise

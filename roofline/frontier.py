@@ -9,7 +9,12 @@ table's own columns), a row is on the frontier when no other row is at least as 
 
 The frontier is taken twice, over plain decoding (k = 0 or method none, and the plain point every speculative row
 carries in its baseline_* columns) and over speculation (k > 0), so the two can be read side by side;
-cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user.
+cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user. For a number of users served at
+once (fleet_picks), the cheapest fleet instead: over every such row, not the frontier's alone,
+
+    replicas = ceil(users / B),   fleet rent = replicas x the row's rent an hour (cost x tokens/s x 3600 / 1e6)
+
+a row that serves each user faster than asked costing less per token but no fewer devices for the same users.
 Costs are the tables' own: decoding only (no prefill), the profiles' prices a device-hour times the devices the row
 runs on (a drafter's device included while it drafts). A speculative row's speed rests on its acceptance (alpha),
 an input: a table of several alphas mixes assumptions, which frontier_notes says.
@@ -806,16 +811,58 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
     return out
 
 
+def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
+                extra: dict | None = None) -> dict[str, dict | None]:
+    """{'plain': fleet, 'speculation': fleet} (None where no row of that kind reaches the speed): the cheapest fleet that
+    decodes `users` sequences at once, each at least `min_tokens_per_s_per_user` tokens/s, of the reachable rows
+    (_reachable: fitting, priced, loading; every one, not the frontier's alone) and of `extra`'s points ({kind: a row
+    computed between swept batches}, refine's), each fleet {'row', 'replicas', 'devices', 'usd_per_hour'}:
+
+        replicas = ceil(users / B)      devices = replicas x devices_in_use      usd_per_hour = replicas x rent
+
+    rent = cost_usd_per_million_tokens x tokens_per_s x 3600 / 1e6, the dollars an hour the row's cost is of (its
+    devices' and a drafter device's; a serving view's cost and throughput read the same rent). The least usd_per_hour,
+    then the fewest devices, then the least cost per token; every replica runs B sequences but the last, which runs
+    fewer, no slower."""
+    rows = _reachable(df, refused)
+    out: dict[str, dict | None] = {}
+    for kind in KINDS:
+        r = rows[(rows["decoding"] == kind) & (rows[SPEED] >= min_tokens_per_s_per_user)]
+        point = (extra or {}).get(kind)
+        if point is not None and float(point[SPEED]) >= min_tokens_per_s_per_user:
+            r = pd.concat([r, point.to_frame().T.assign(decoding=kind)], ignore_index=True)
+        throughput = (r["tokens_per_s"] if "tokens_per_s" in r else r[SPEED] * r["batch"]).astype(float)
+        rent = r[COST].astype(float) * throughput * 3600.0 / 1e6
+        replicas = np.ceil(users / r["batch"].astype(float))
+        fleet_usd, fleet_devices = replicas * rent, replicas * devices_in_use(r)
+        usable = np.isfinite(fleet_usd.to_numpy(dtype=float))
+        if not usable.any():
+            out[kind] = None
+            continue
+        order = np.lexsort((r[COST].astype(float).to_numpy(), fleet_devices.to_numpy(dtype=float),
+                            np.where(usable, fleet_usd.to_numpy(dtype=float), np.inf)))
+        i = int(order[0])
+        row = r.iloc[i].copy()
+        row["layout"] = _layout(row)
+        out[kind] = {"row": row, "replicas": int(replicas.iloc[i]), "devices": int(fleet_devices.iloc[i]),
+                     "usd_per_hour": float(fleet_usd.iloc[i])}
+    return out
+
+
 def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, meta: dict | None = None,
-           extra_dirs: tuple = (), serving: bool = False, path=None, refine_batches: bool = True) -> dict:
+           extra_dirs: tuple = (), serving: bool = False, path=None, refine_batches: bool = True,
+           users: int | None = None) -> dict:
     """What `roofline cheapest` answers of a results table (`roofline.cheapest` returns it): ideal's rows left out
     beside serving engines (without_bound), the rows no engine runs left out (refused_layouts, and mismatched_drafts:
     a draft model of another tokenizer, read off `meta`, the sweep's scenario.json), the cost frontier, the cheapest
     row of each kind at least `min_tokens_per_s_per_user` fast, and the points between the swept batches that reach it
     cheaper (refine; not where `refine_batches` is false: a --where that chose the batches).
 
+    With `users` (and a speed), also the cheapest fleet of each kind for that many users at once (fleet_picks).
+
     Returns {'table': the rows ranked, 'frontier', 'picks' ({kind: row or None}; None without a speed), 'refined'
-    ({kind: {'row', 'place', 'notes'}}), 'refused', 'unchecked', 'notes' (the lines under cheapest's table)}."""
+    ({kind: {'row', 'place', 'notes'}}), 'fleet' ({kind: fleet or None}; None without users), 'refused', 'unchecked',
+    'notes' (the lines under cheapest's table)}."""
     df, bound_note = without_bound(df)  # the roofline bound beside serving engines: left out, as the report leaves it
     refused, unchecked = refused_layouts(df, extra_dirs)
     refused += mismatched_drafts(df, meta, extra_dirs)  # a draft model of another tokenizer: no engine runs it
@@ -827,7 +874,9 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
                                                                    meta, extra_dirs, speed, serving)
     if serving:
         notes += [note for note in [prefill_share_note(picks)] if note]
-    return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "refused": refused,
+    fleet = (fleet_picks(df, speed, users, refused, {kind: r["row"] for kind, r in refined.items()})
+             if users is not None and speed is not None else None)
+    return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 
 

@@ -3,6 +3,7 @@ at the edge, never in the physics."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from roofline.hardware import peak_unit
@@ -28,8 +29,8 @@ def predict_table(point: dict) -> str:
     lines = [
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)}"
         + (f"; {p['scale_up_domains']} scale-up domains, linked by the scale-out link" if p.get("scale_up_domains", 1) > 1 else "")
-        + f")  engine {p['engine']}{_engine_version(p)}  batch {p['batch']}  "
-        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} ("
+        + f")  engine {p['engine']}{_engine_version(p)}  batch {p['batch']:,}  "
+        f"context {p['context']:,}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} ("
         # held once where the engine caches prefixes (qa354: vllm-v0's said as the others')
         + ("" if (p.get("engine_values") or {}).get("prefix_cached", True) else "held by each sequence, ")
         + ("read once a step)" if p.get("shared_prefix_read_once") else "read by each sequence)") if p.get("shared_prefix") else ""),
@@ -503,10 +504,10 @@ OVERHEAD_LEFT_AT_2X = 0.8  # and where twice the bandwidth leaves more of it, it
 
 
 def _padded_flops_text(p: dict) -> str:
-    """'the FLOPs', or 'its FLOPs padded to the GEMM tile, 247 GFLOP,' where tile padding adds over 1% (flops_time_s
+    """'the FLOPs', or 'the step's FLOPs padded to the GEMM tile, 247 GFLOP,' where tile padding adds over 1% (flops_time_s
     prices the padded FLOPs; qa390: 127 GFLOP said beside the 312 us of 247)."""
     padded = sum(float(op.get("padded_flops", op.get("flops", 0.0))) for op in (p.get("operators") or {}).values())
-    return (f"its FLOPs padded to the GEMM tile, {format_si(padded, 'FLOP')}," if padded > 1.01 * float(p["flops"])
+    return (f"the step's FLOPs padded to the GEMM tile, {format_si(padded, 'FLOP')}," if padded > 1.01 * float(p["flops"])
             else "the FLOPs")
 
 
@@ -886,7 +887,7 @@ def hardware_table(hw) -> str:
            f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
                             and d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is None]) else ""),
-        f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
+        f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')} ({format_binary(hw.on_chip_cache_bytes)})",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {_share(hw.link_efficiency)}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
         + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
@@ -1487,6 +1488,55 @@ def varied_dtypes(df) -> set[str]:
             if c in df and df[c].astype(str).nunique() > 1}
 
 
+def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontier, varied: set[str], draft: str | None,
+                 how: str, overlap: bool | None) -> list[str]:
+    """cheapest --users: the cheapest fleet of each kind for `users` sequences at once at `min_speed` or faster
+    (frontier.fleet_picks), its replicas, devices and dollars an hour, and where the pick by cost per token above
+    (`picks`: each kind's, a point computed now where there is one) needs another fleet, what that one costs."""
+    lines = [f"cheapest fleet for {users:,} users at once at {min_speed:,.7g} tokens/s per user or faster (replicas = ceil(users "
+             "/ batch), each renting its devices all the time; at the swept batches and the points computed now; USD an hour):"]
+    for kind in ("plain", "speculation"):
+        f = fleet.get(kind)
+        if f is None:
+            lines.append(f"  {kind:<12} no row of this kind that fits, is priced and loads reaches this speed")
+            continue
+        row = f["row"]
+        lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
+                     f"{'replica' if f['replicas'] == 1 else 'replicas'}, {f['devices']:,} devices, each: "
+                     + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap))
+        pick = picks.get(kind)
+        if pick is not None and not _same_point(pick, row):
+            replicas = math.ceil(users / float(pick["batch"]))
+            rent = float(pick["cost_usd_per_million_tokens"]) * _throughput(pick) * 3600.0 / 1e6
+            devices = replicas * (int(pick.get("devices", pick["tp"])) + (1 if kind == "speculation" and _drafter(pick) else 0))
+            lines.append(f"  {'':<12} the pick by cost per token above ({format_significant(pick['tokens_per_s_per_user'])} "
+                         f"tokens/s per user) needs {replicas:,} {'replica' if replicas == 1 else 'replicas'} of "
+                         f"batch {int(pick['batch']):,}, {devices:,} devices, ${_usd_per_hour(replicas * rent)} an hour "
+                         "for these users")
+    if fleet.get("plain") is not None and fleet.get("speculation") is not None:
+        lines.append(f"  speculation costs {_ratio(fleet['speculation']['usd_per_hour'] / fleet['plain']['usd_per_hour'])}x "
+                     "plain decoding's for these users")
+    return lines
+
+
+def _usd_per_hour(usd: float) -> str:
+    """Dollars an hour to the cent: 136.80, 1,234.56."""
+    return f"{usd:,.2f}"
+
+
+def _throughput(row) -> float:
+    """A row's tokens/s (its batch's), the throughput its cost per token is of."""
+    value = row.get("tokens_per_s")
+    return float(value) if _is_number(value) else float(row["tokens_per_s_per_user"]) * float(row["batch"])
+
+
+def _same_point(a, b) -> bool:
+    """Whether two rows are one point: the same config, batch and speculation."""
+    keys = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
+            "shared_prefix", "batch", "context", "method", "draft_hardware", "k", "alpha")
+    return all(str(a.get(k)) == str(b.get(k)) for k in keys)
+
+
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
                table_kind_rows: int | None = None, rows_named: str = "the table has", how: str = "",
                overlap: bool | None = None) -> str:
@@ -1568,7 +1618,8 @@ def speculation_text(meta: dict) -> str:
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
                    draft: str | None = None, kind_rows: dict | None = None, selected: bool = False,
-                   how: str = "", overlap: bool | None = None, request: dict | None = None) -> str:
+                   how: str = "", overlap: bool | None = None, request: dict | None = None,
+                   fleet: dict | None = None, users: int | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
@@ -1577,7 +1628,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     alpha accepts (speculation_text) and `overlap` (scenario.json's: False said of a drafter elsewhere); `kind_rows`: the table's
     rows of each kind (`selected`: the rows --where chose); `unpriced`: refine left gaps that could win unpriced, so no
     ratio with the points computed now is given; `request`: a request's table ({prompt, output_len, serving}: speeds
-    and costs a serving benchmark's where `serving`, else steady decoding's beside serving columns it could rank by)."""
+    and costs a serving benchmark's where `serving`, else steady decoding's beside serving columns it could rank by);
+    `fleet` (frontier.fleet_picks) the cheapest fleet of each kind for `users` at once, after the picks."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
     lines = []
@@ -1625,6 +1677,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's to reach "
                          "this speed, with the points computed now" + mixed)
         lines.append("")
+        if fleet is not None and users is not None:
+            lines += _fleet_lines(fleet, users, min_speed, exact, frontier, varied, draft, how, overlap) + [""]
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
         said = _speeds_text(request)  # (qa383: 'speeds and costs: steady decoding: speeds and costs count ...')

@@ -1927,3 +1927,56 @@ def test_a_table_cut_short_of_the_points_its_scenario_records_is_said(tmp_path, 
                           "swept: a table cut short or edited") in err, err
     code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p")  # plot too (qa412: in silence)
     assert code == 0 and "7 rows where scenario.json records 12 points swept" in err, err
+
+
+def test_a_fleet_for_a_number_of_users_is_priced_by_its_replicas_not_by_its_cost_per_token():
+    """qa415: for 2,000 users at 30 tokens/s each, the pick by cost per token served each user 56 tokens/s at batch 28
+    (72 devices) where a row it beats per token, 32 tokens/s at batch 91, serves them on 44. Hand-made rows: at 50
+    tokens/s, 1,000 users need ceil(1000 / B) replicas of each row's rent (cost x tokens/s x 3600 / 1e6)."""
+    from roofline.frontier import fleet_picks
+
+    df = _rows((200, 1.0, True, "eagle", 3, 0.8, 20),   # cheapest a token; rent 1.0 x 4000 x 3600 / 1e6 = 14.4 $/h
+               (60, 1.2, True, "eagle", 3, 0.8, 100),   # dearer a token; rent 1.2 x 6000 x 0.0036 = 25.92 $/h
+               (40, 0.5, True, "eagle", 3, 0.8, 400),   # too slow for 50 tokens/s
+               (80, 3.0, True, "none", 0, None, 10),    # plain: rent 3.0 x 800 x 0.0036 = 8.64 $/h
+               (55, 4.0, True, "none", 0, None, 50),    # rent 4.0 x 2750 x 0.0036 = 39.6 $/h
+               (90, 0.1, False, "none", 0, None, 500))  # does not fit
+    df["tokens_per_s"] = df["tokens_per_s_per_user"] * df["batch"]
+    assert cheapest(df, 50)["speculation"]["batch"] == 20  # by cost per token
+    fleet = fleet_picks(df, 50, 1000)
+    spec, plain = fleet["speculation"], fleet["plain"]
+    assert spec["row"]["batch"] == 100 and spec["replicas"] == 10 and spec["devices"] == 10  # 10 x 25.92 against 50 x 14.4
+    assert spec["usd_per_hour"] == pytest.approx(10 * 1.2 * 6000 * 3600 / 1e6)
+    assert plain["row"]["batch"] == 50 and plain["replicas"] == 20  # 20 x 39.6 = 792 against 100 x 8.64 = 864
+    assert plain["usd_per_hour"] == pytest.approx(20 * 4.0 * 2750 * 3600 / 1e6)
+    assert fleet_picks(df, 100, 1000)["plain"] is None and fleet_picks(df, 100, 1000)["speculation"]["row"]["batch"] == 20
+    assert fleet_picks(df, 50, 20)["speculation"]["row"]["batch"] == 20  # 20 users: one replica of either, 14.4 < 25.92
+    assert fleet_picks(df, 50, 30)["speculation"]["row"]["batch"] == 100  # 30: two of batch 20, 28.8 > 25.92
+
+
+@pytest.mark.slow
+def test_cheapest_users_prints_the_fleet_and_what_the_per_token_pick_would_need(tmp_path, roofline):
+    """The command's --users: each kind's fleet, its replicas, devices and dollars an hour, and where the pick by cost
+    per token is another row, what it needs for the same users; refused without a speed, and from the API alike."""
+    import json
+
+    import roofline as api
+
+    _swept(tmp_path, roofline, "name: f\nhardware: [h100-sxm, a100-sxm-80gb]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+           "axes:\n  batch: [8, 16, 32, 64, 128]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--users", "1000")
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "sw" / "results.csv")
+    table.attrs["scenario"] = json.loads((tmp_path / "sw" / "scenario.json").read_text())
+    got = api.cheapest(table, 60, users=1000)  # the batches between the swept ones too, as the command
+    for kind in ("plain", "speculation"):
+        f = got["fleet"][kind]
+        line = next(x for x in out.splitlines() if x.startswith(f"  {kind:<12} $") and "an hour" in x)
+        assert f"${f['usd_per_hour']:,.2f} an hour, {f['replicas']:,} replicas, {f['devices']:,} devices" in line, line
+        assert f["replicas"] == -(-1000 // int(f["row"]["batch"]))
+    assert "cheapest fleet for 1,000 users at once at 60 tokens/s per user or faster" in out
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--users", "1000")
+    assert code == 2 and err == ("error: --users: expected with --min-tokens-per-user SPEED (the speed each user gets), "
+                                 "found --users 1000 alone\n")
+    with pytest.raises(Exception, match="cheapest: users: expected a min_tokens_per_user beside it"):
+        api.cheapest(pd.read_csv(tmp_path / "sw" / "results.csv"), users=1000)
