@@ -1344,7 +1344,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written - unchanged))  # qa222: a field removed is
     #   not set
     if marked:  # which values are not the source profile's, whatever its source and notes say
-        header.append(hand_set_line(sorted(marked)))
+        header.append(hand_set_line(sorted(marked), scenario=kind == "scenario"))
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs, sweep_notes=False)
@@ -1560,18 +1560,19 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
 
 
 HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given
+HAND_SET_SCENARIO = "# set by hand, not from the scenario copied: "  # a scenario's: it has no source or notes (qa415)
 HAND_SET_WITH_TEXT = "# set by hand since the copy was made: "  # the line where the source or notes are among them: not
 #   'not from the source below' (qa373: it listed the source itself)
 
 
 def _hand_set_prefix(line: str) -> str | None:
-    """The HAND_SET or HAND_SET_WITH_TEXT prefix a header line starts with, None for another line."""
-    return next((p for p in (HAND_SET, HAND_SET_WITH_TEXT) if line.startswith(p)), None)
+    """The HAND_SET, HAND_SET_SCENARIO or HAND_SET_WITH_TEXT prefix a header line starts with, None for another line."""
+    return next((p for p in (HAND_SET, HAND_SET_SCENARIO, HAND_SET_WITH_TEXT) if line.startswith(p)), None)
 
 
-def hand_set_line(fields) -> str:
-    """A copy's header line listing `fields` as set by hand."""
-    prefix = HAND_SET_WITH_TEXT if {"source", "notes"} & set(fields) else HAND_SET
+def hand_set_line(fields, scenario: bool = False) -> str:
+    """A copy's header line listing `fields` as set by hand (`scenario`: a scenario's, which has no source or notes)."""
+    prefix = (HAND_SET_SCENARIO if scenario else HAND_SET_WITH_TEXT if {"source", "notes"} & set(fields) else HAND_SET)
     return prefix + ", ".join(fields) + "."
 
 
@@ -1603,7 +1604,7 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     kept = sorted(f for f in {*hand_set_fields(text), *whole}  # it goes (qa373: attention.groups.1.window stayed after
                   if not any(f == g or f.startswith(g + ".") for g in gone)  # attention.groups=[one entry])
                   and not any(f.startswith(g + ".") for g in whole))
-    line = hand_set_line(kept)
+    line = hand_set_line(kept, scenario=any(x.startswith("type: scenario") for x in lines))
     for i in range(header):
         if _hand_set_prefix(lines[i]):
             lines[i] = line if kept else None

@@ -662,10 +662,8 @@ def check_params(profile: dict, where: str) -> str:
             parts.append(f"{label} {computed / 1e9:.2f}B{said} (published {published / 1e9:.2f}B, {off:+.1%})")
             if all(abs(n / published - 1) > PARAM_TOLERANCE for _, n in counts):
                 both = f" ({counts[1][1] / 1e9:.2f}B with it)" if len(counts) > 1 else ""
-                billions = (f" (a count in billions? give {published:g}e9 for {published:g} billion)"
-                            if published < 1e4 and counts[0][1] > 1e6 else "")  # qa121: '+99785790170.3%' for 14.8
                 warn(f"{where}: {label}: computed {counts[0][1] / 1e9:.2f}B{counts[0][0]}{both} is "
-                     f"{counts[0][1] / published - 1:+.1%} from published {published / 1e9:.2f}B{billions}")
+                     f"{counts[0][1] / published - 1:+.1%} from published {published / 1e9:.2f}B")
         else:
             parts.append(f"{label} {counts[-1][1] / 1e9:.2f}B")  # active: with the input embedding, as before
     return ", ".join(parts)

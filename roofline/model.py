@@ -728,11 +728,17 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
 DENSE_PLACEMENTS = ("interleaved", "leading")
 
 
+PUBLISHED_PARAMS_MIN = 1e4  # a published count below this is a count in billions (qa414: 8.03 written for 8.03e9)
+
+
 def _published(where: str, key: str, value: object) -> float | None:
     """A published parameter count, or None."""
     ok = value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1e16)
     if not ok:
         raise field_error(where, key, "a finite positive number of parameters (below 1e16)", value)
+    if value is not None and value < PUBLISHED_PARAMS_MIN:
+        raise field_error(where, key, f"a count of parameters, at least {PUBLISHED_PARAMS_MIN:,.0f} ({value:g} billion is "
+                          f"{value:g}e9)", value)
     return None if value is None else float(value)
 
 

@@ -195,7 +195,7 @@ def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tup
     for folder in user_dirs(extra_dirs):
         if not folder.is_dir():
             where = "profiles" if folder in given else "ROOFLINE_PATH"  # --profiles on the command line, profiles= in the API
-            raise RooflineError(f"{where}: {folder}: expected a folder of profiles, found {'a file' if folder.exists() else 'nothing'}")
+            raise RooflineError(f"{where}: {folder}: expected a folder of profiles, found {'a file' if folder.exists() else 'no such file or folder'}")
         for stem, path, file_kind, reason in _scan(folder):
             if file_kind == kind:
                 ordered.append((stem, path))

@@ -163,7 +163,7 @@ def model_schema() -> dict:
     count0 = {"type": "integer", "minimum": 0, "maximum": model.MAX_COUNT}
     props: dict = {name: {} for name in model._KNOWN}
     props.update({name: count for name in model._INT_FIELDS})
-    published = {"anyOf": [{"type": ["number", "null"], "exclusiveMinimum": 0},
+    published = {"anyOf": [{"type": ["number", "null"], "minimum": model.PUBLISHED_PARAMS_MIN},  # (a count, not billions)
                            {"type": "string", "pattern": r"^\s*[+]?(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"}]}
     props.update({
         "type": {"const": "model"},

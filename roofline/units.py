@@ -124,7 +124,9 @@ _DOLLARS = re.compile(r"^\s*\$\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*/\s*(?:
 
 
 PRICE_SPANS = {"month": ("month", 730), "mo": ("month", 730), "day": ("day", 24), "d": ("day", 24),
-               "year": ("year", 8760), "yr": ("year", 8760)}  # a price a span, said once divided by its hours
+               "year": ("year", 8760), "yr": ("year", 8760),
+               "s": ("second", 1 / 3600), "sec": ("second", 1 / 3600), "second": ("second", 1 / 3600),
+               "min": ("minute", 1 / 60), "minute": ("minute", 1 / 60)}  # a price a span, said once divided by its hours
 
 
 def parse_quantity(text: object, kind: str) -> float:
@@ -169,13 +171,15 @@ def parse_quantity(text: object, kind: str) -> float:
         shown = list(by_size.values())
         if kind == "usd_per_hour":  # one spelling a size hid the others (qa336), and a price a month or a day is one
             shown = list(table)  # an hour's once divided (730 hours a month)
-            per = re.fullmatch(r"(USD|\$)\s*/\s*(month|mo|day|d|year|yr)", unit.strip(), re.IGNORECASE)  # dollars only
+            per = re.fullmatch(r"(USD|\$)\s*/\s*(month|mo|day|d|year|yr|second|sec|s|minute|min)", unit.strip(),
+                               re.IGNORECASE)  # dollars only (qa415: '0.001 USD/s' got the list of units alone)
             # (qa339: '1800 EUR/month' was told a figure in USD)
             span, hours = PRICE_SPANS[per.group(2).lower()] if per else (None, 0)
             number = float(decimal.Decimal(number_text.strip())) if span else 0.0
             if span and is_finite(number) and number > 0:
-                raise ValueError(f"a price an hour, like '{example}' (a price a {span} is one an hour once divided "
-                                 f"by {hours:,}: {number / hours:.4g} USD/h)")
+                how = (f"divided by {hours:,}" if hours >= 1 else f"multiplied by {round(1 / hours):,}")
+                raise ValueError(f"a price an hour, like '{example}' (a price a {span} is one an hour once {how}: "
+                                 f"{number / hours:.4g} USD/h)")
         raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
                          + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "") + ")")  # (qa316)
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in

@@ -48,14 +48,14 @@ def test_a_negative_zero_alpha_is_said_as_0():
 
 
 def test_one_profile_folder_may_be_given_as_a_string(tmp_path):
-    with pytest.raises(RooflineError, match=f"^predict: profiles: {tmp_path / 'none'}: expected a folder of profiles, found nothing$"):
+    with pytest.raises(RooflineError, match=f"^predict: profiles: {tmp_path / 'none'}: expected a folder of profiles, found no such file or folder$"):
         roofline.predict("h100-sxm", "llama-3.1-8b", profiles=str(tmp_path / "none"))
     assert roofline.load_hardware("h100-sxm", profiles=str(tmp_path)).name == "h100-sxm"
 
 
 def test_a_missing_roofline_path_folder_is_named_as_the_variable_s(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path / "gone"))
-    with pytest.raises(RooflineError, match=f"^ROOFLINE_PATH: {tmp_path / 'gone'}: expected a folder of profiles, found nothing$"):
+    with pytest.raises(RooflineError, match=f"^ROOFLINE_PATH: {tmp_path / 'gone'}: expected a folder of profiles, found no such file or folder$"):
         roofline.load_hardware("h100-sxm")
 
 

@@ -681,7 +681,7 @@ def test_a_bad_search_path_is_the_environments_not_an_options(roofline, tmp_path
     monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path / "none"))
     for args in (("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"), ("hw", "show", "h100-sxm")):
         code, _, err = roofline(*args)
-        assert code == 2 and err == f"error: ROOFLINE_PATH: {tmp_path / 'none'}: expected a folder of profiles, found nothing\n", err
+        assert code == 2 and err == f"error: ROOFLINE_PATH: {tmp_path / 'none'}: expected a folder of profiles, found no such file or folder\n", err
 
 
 @pytest.mark.slow

@@ -1660,6 +1660,8 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     text = (tmp_path / "my-ft.yaml").read_text()
     assert "\nname: my-ft\n" in text and "\nengine: sglang\n" in text and "  batch: [1, 8, 64]\n" in text
     assert text.splitlines()[0].endswith("every field not set there is fast-tier's (values and description) until edited.")
+    # qa415: 'not from the source or notes below' of a scenario, which has neither
+    assert text.splitlines()[1] == "# set by hand, not from the scenario copied: axes.batch, engine."
     # qa205: a report printed the source's description over the changed sweep
     assert "\ndescription: 'my-ft: a copy of fast-tier with axes.batch, engine set, whose description was: " in text
     code, _, err = roofline("scenarios", "set", "my-ft", "hardware=[h100-sxm, b200]", "axes.k=[1, 2]")

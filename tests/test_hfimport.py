@@ -493,12 +493,14 @@ def test_a_gemma_3_text_config_takes_gemma3textconfigs_defaults_for_the_keys_it_
 
 def test_a_published_count_given_in_billions_is_said_as_such_and_active_above_total_refused():
     """qa121: --published-params 14.8 (billions meant) read '+99785790170.3% from published 0.00B', and a published
-    active count above the total went in unsaid."""
+    active count above the total went in unsaid; qa414: then warned of, and written."""
     from roofline.hfimport import check_params
 
     profile = profile_from_hf_config(TINY, "t", "t.json", published_params=14.8)
     profile["hidden_size"], profile["vocab_size"] = 2048, 32000  # a model of more than a million parameters
-    with pytest.warns(RooflineWarning, match=r"from published 0.00B \(a count in billions\? give 14.8e9 for 14.8 billion\)"):
+    # qa414: refused, not warned of (the profile was written, and `models validate` said ok)
+    with pytest.raises(RooflineError, match=r"t.json: published_params: expected a count of parameters, at least 10,000 "
+                       r"\(14.8 billion is 14.8e9\), found 14.8"):
         check_params(profile, "t.json")
     with pytest.raises(RooflineError, match=r"published_active_params: expected at most published_params \(2e\+09\)"):
         model_from_dict(profile_from_hf_config(TINY, "t", "t.json", published_params=2e9, published_active_params=3e9), "t")

@@ -1261,7 +1261,7 @@ def test_the_flops_time_says_it_prices_the_flops_padded_to_the_gemm_tile():
     small = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=1536)
     padded = sum(op["padded_flops"] for op in small["operators"].values())
     assert padded > 1.5 * small["flops"]
-    assert _padded_flops_text(small) == f"its FLOPs padded to the GEMM tile, {padded / 1e9:.3g} GFLOP,"
+    assert _padded_flops_text(small) == f"the step's FLOPs padded to the GEMM tile, {padded / 1e9:.3g} GFLOP,"
     assert small["flops_time_s"] > small["flops"] / (989.4e12 * 0.8)  # the padded FLOPs' time, not the step's own
     assert _padded_flops_text(roofline.predict("h100-sxm", "llama-3.1-8b", batch=1024, context=128, engine="ideal")) == "the FLOPs"
 

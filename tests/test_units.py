@@ -175,6 +175,11 @@ def test_a_price_a_month_is_told_its_hourly_figure_and_every_hourly_spelling_is_
         parse_quantity("20000 USD/yr", "usd_per_hour")
     with pytest.raises(ValueError, match=r"a price a month is one an hour once divided by 730: 0.00137"):  # the span, whole
         parse_quantity("1 usd/Month", "usd_per_hour")
+    # qa415: a price a second or a minute got the list of units alone
+    with pytest.raises(ValueError, match=r"a price a second is one an hour once multiplied by 3,600: 3.6 USD/h"):
+        parse_quantity("0.001 USD/s", "usd_per_hour")
+    with pytest.raises(ValueError, match=r"a price a minute is one an hour once multiplied by 60: 3 USD/h"):
+        parse_quantity("0.05 $/min", "usd_per_hour")
     for text in ("1800 EUR/month", "-5 USD/month", "1e400 USD/month"):  # qa339: no figure in USD of another currency,
         with pytest.raises(ValueError, match=r"^a unit among USD/h, "):  # nor of a negative or infinite price
             parse_quantity(text, "usd_per_hour")
