@@ -1653,6 +1653,43 @@ def _times(ratio: float) -> str:
     return f"{ratio:.3f}x" if ratio < 10 else f"{ratio:,.0f}x"
 
 
+SPEED_NUDGE = 0.05  # speed_sensitivity_note asks again this much slower and faster
+SENSITIVE_RATIO = 1.5  # and says so where the ratio moves more than this between the three
+
+
+def speed_sensitivity_note(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
+                           refused: list[dict] | None = None) -> str:
+    """Where the ratio of the picks' costs (speculation over plain decoding) moves over SENSITIVE_RATIO when the speed
+    asked is SPEED_NUDGE slower or faster (the swept rows' picks, cheapest()): the ratios there and the kind whose
+    cost moves the most (qa415: 0.0419x at 30 tokens/s per user was 0.102x at 28.5 and 0.0373x at 31.5, plain
+    decoding's speed nearly flat with the batch just there); '' where it does not, or a kind has no pick."""
+    speed = min_tokens_per_s_per_user
+    if not picks or speed is None or speed <= 0 or any(picks.get(kind) is None for kind in KINDS):
+        return ""
+    at = {speed: picks}
+    for nudged in (speed * (1 - SPEED_NUDGE), speed * (1 + SPEED_NUDGE)):
+        other = cheapest(df, nudged, refused)
+        if all(other.get(kind) is not None for kind in KINDS):
+            at[nudged] = other
+    ratios = {s: float(p["speculation"][COST]) / float(p["plain"][COST]) for s, p in at.items()}
+    if len(ratios) < 2 or max(ratios.values()) <= SENSITIVE_RATIO * min(ratios.values()):
+        return ""
+    low, high = min(at), max(at)
+    moves = {kind: float(at[high][kind][COST]) / float(at[low][kind][COST]) for kind in KINDS}
+    kind = max(moves, key=lambda k: moves[k])
+    said = ", ".join(f"{_ratio_text(r)}x at {format_significant(s)}" + (" (asked)" if s == speed else "")
+                     for s, r in sorted(ratios.items()))
+    return (f"the speculation-to-plain cost ratio moves steeply with the speed asked (the swept rows' picks): {said} "
+            f"tokens/s per user; {kind} decoding's cheapest cost changes {_ratio_text(moves[kind])}x from {format_significant(low)} "
+            f"to {format_significant(high)} (its cheap rows' speeds crowd near the one asked): read the ratio at the speed "
+            "you need, not at this one alone")
+
+
+def _ratio_text(ratio: float) -> str:
+    """A cost ratio to three significant digits: 0.0419, 1.24."""
+    return f"{ratio:#.3g}".rstrip(".")
+
+
 def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
                    unchecked: set, path, meta: dict | None, extra_dirs: tuple = (),
                    min_tokens_per_s_per_user: float | None = None, serving: bool = False) -> list[str]:
@@ -1667,6 +1704,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta, serving)
+    notes += [note] if (note := speed_sensitivity_note(df, picks, min_tokens_per_s_per_user, refused)) else []
     notes += [note] if (note := prices_note(pd.concat([frontier, _reachable(df, refused)]), meta, extra_dirs)) else []
     # (the devices of every reachable row: the price flip notes compare with them; qa377: h200 named there, not here)
     notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined, extra_dirs, serving)

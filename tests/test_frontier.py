@@ -1980,3 +1980,21 @@ def test_cheapest_users_prints_the_fleet_and_what_the_per_token_pick_would_need(
                                  "found --users 1000 alone\n")
     with pytest.raises(Exception, match="cheapest: users: expected a min_tokens_per_user beside it"):
         api.cheapest(pd.read_csv(tmp_path / "sw" / "results.csv"), users=1000)
+
+
+def test_a_ratio_that_moves_steeply_with_the_speed_asked_is_said_with_its_neighbours():
+    """qa415: 'speculation costs 0.0419x plain decoding's' at 30 tokens/s per user, where plain decoding's cheap rows
+    sat at 28.8-29.9: 0.102x at 28.5 and 0.0373x at 31.5, unsaid. Hand-made rows: plain reaches 30 only at $10, 28.5
+    at $1; speculation $0.5 at 60."""
+    from roofline.frontier import speed_sensitivity_note
+
+    df = _rows((31, 10.0, True, "none", 0, None, 4), (29.5, 1.0, True, "none", 0, None, 64),
+               (60, 0.5, True, "eagle", 3, 0.8, 32))
+    note = speed_sensitivity_note(df, cheapest(df, 30), 30)
+    assert note == ("the speculation-to-plain cost ratio moves steeply with the speed asked (the swept rows' picks): "
+                    "0.500x at 28.5, 0.0500x at 30.0 (asked) tokens/s per user; plain decoding's cheapest cost changes "
+                    "10.0x from 28.5 to 30.0 (its cheap rows' speeds crowd near the one asked): read the ratio at the speed "
+                    "you need, not at this one alone"), note  # 31.5: no plain row reaches it, that side left out
+    steady = _rows((31, 10.0, True, "none", 0, None, 4), (29.5, 9.0, True, "none", 0, None, 64),
+                   (60, 0.5, True, "eagle", 3, 0.8, 32))
+    assert speed_sensitivity_note(steady, cheapest(steady, 30), 30) == ""  # 0.0556x against 0.0500x: not said
