@@ -720,12 +720,19 @@ def predict(
         "tp_link_bytes_per_s": hw.link_for(min(dep.tp, hw.scale_up_domain))[0] if dep.tp > 1 else None,
         "tp_scale_out_bytes_per_s": hw.link_for(dep.tp)[0] if domains_spanned(hw, dep.tp) > 1 else None,
         "tp_scale_out_latency_s": hw.cross_domain_latency_s(dep.tp) or None,  # what its collectives pay at least there
+        # the scale-up link's own latency, which a collective inside a domain pays at least (engine.py's _latency;
+        # qa417: an engine's 6 us said where a PCIe link's 15 us was paid); None at tp 1
+        "tp_link_latency_s": hw.link_for(min(dep.tp, hw.scale_up_domain))[1] if dep.tp > 1 else None,
         # the tp collectives of a pass (of the busiest stage under pp), each priced as engine.collective_times_s says:
         # the layers' collectives (count, and bytes each), the embedding's all-reduce and each device's share of the LM
         # head's logit gather (bytes; absent where none); None at tp 1 (a reader's hand check: the sizes were said nowhere)
         "tp_collectives": ({"count": int(round(float(m["allreduce_count"]))),
-                            # vLLM's sequence-parallel MoE: some of them are that MoE's reduce-scatters and all-gathers
-                            "sequence_parallel_moe": bool(dep.sequence_split and target.moe is not None),
+                            # vLLM's sequence-parallel MoE: of them, one a MoE layer is its own (qa417): {'kind':
+                            # 'reduce_scatter' (MLA: the layer's all-reduce split in two, one latency more, no bytes)
+                            # or 'all_gather' (its output gathered, M each), 'count'}; None where it does not run
+                            "sequence_parallel_moe": ({"kind": m["sequence_parallel_moe"][0],
+                                                       "count": int(m["sequence_parallel_moe"][1])}
+                                                      if m["sequence_parallel_moe"] else None),
                             **{key: float(m[key]) for key in ("allreduce_message_bytes", "embedding_allreduce_message_bytes",
                                                              "lm_head_gather_message_bytes") if float(m[key])}}
                            if dep.tp > 1 else None),

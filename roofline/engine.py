@@ -467,9 +467,13 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             if model.mla is not None and dep.pp == 1:  # DeepseekV2DecoderLayer: a MoE layer's all-reduce after attention
                 # is a reduce-scatter, and its output all-gathered before the next layer: its bytes, two latencies
                 extra_s = _latency(engine.allreduce_latency_s, latency_s)
+                split = "reduce_scatter"
             else:  # the all-reduce stays, and the MoE block all-gathers its output over tp (qa143: Qwen3-MoE, pp > 1)
                 gather_s, gather_latency_s = _ring_pass_s(hw, dep.tp, message_bytes)
                 extra_s = _latency(engine.allreduce_latency_s, gather_latency_s) + gather_s
+                split = "all_gather"
+            if messages is not None:  # how the extra collective of each MoE layer is priced (predict says it; qa417)
+                messages["sequence_parallel_moe"] = (split, moe_layers)
             out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * extra_s
             count["allreduce_time_s"] += moe_layers
     if dispatches(model, dep):
@@ -951,6 +955,9 @@ def step_metrics(
         # all-reduces (count, and bytes each: M = B_a q h a), the embedding's all-reduce and each device's share of
         # the LM head's logit gather (bytes; 0 where none)
         "allreduce_count": np.broadcast_to(float(coll_kernels.get("allreduce_time_s", 0.0)), shape),
+        # vLLM's sequence-parallel MoE: ('reduce_scatter' (MLA: a MoE layer's all-reduce split in two, one latency
+        # more) or 'all_gather' (its MoE output gathered, M (tp - 1) / tp more), its MoE layers), else None
+        "sequence_parallel_moe": coll_messages.get("sequence_parallel_moe"),
         **{f"{key}_message_bytes": np.broadcast_to(np.asarray(coll_messages.get(name, 0.0), dtype=np.float64), shape)
            for key, name in (("allreduce", "allreduce_time_s"), ("embedding_allreduce", "embedding_allreduce"),
                              ("lm_head_gather", "lm_head_gather"))},

@@ -136,8 +136,9 @@ def devices_in_use(df: pd.DataFrame) -> pd.Series:
     """The devices a frontier row rents: the target's (`devices`, else tp), and a drafter's own device while it drafts
     (a speculative row with draft_hardware set), as `cheapest`'s table counts them and tokens_per_s_per_device divides."""
     devices = (df["devices"] if "devices" in df else df["tp"]).astype(int)
-    drafter = df["draft_hardware"].map(lambda v: isinstance(v, str) and v != "") if "draft_hardware" in df else False
-    return devices + ((df["decoding"] == "speculation") & drafter).astype(int)
+    drafter = (df["draft_hardware"].astype(object).map(lambda v: isinstance(v, str) and v != "").astype(bool)
+               if "draft_hardware" in df else False)  # (a sweep's own table: a categorical column)
+    return devices + ((df["decoding"].astype(object) == "speculation") & drafter).astype(int)
 
 
 def plain_fits(df: pd.DataFrame) -> pd.Series:
@@ -811,12 +812,23 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
     return out
 
 
+def _fleet_of(rows: pd.DataFrame, users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), the
+    dollars to a hundredth of a cent: the rent read back from a table's rounded costs and speeds differs by 1e-7
+    between rows of one rent, which would decide ties the fewest devices should (qa417)."""
+    throughput = (rows["tokens_per_s"] if "tokens_per_s" in rows else rows[SPEED] * rows["batch"]).astype(float)
+    rent = rows[COST].astype(float) * throughput * 3600.0 / 1e6
+    replicas = np.ceil(users / rows["batch"].astype(float).to_numpy())
+    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent.to_numpy(), 4)
+
+
 def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
                 extra: dict | None = None) -> dict[str, dict | None]:
     """{'plain': fleet, 'speculation': fleet} (None where no row of that kind reaches the speed): the cheapest fleet that
     decodes `users` sequences at once, each at least `min_tokens_per_s_per_user` tokens/s, of the reachable rows
-    (_reachable: fitting, priced, loading; every one, not the frontier's alone) and of `extra`'s points ({kind: a row
-    computed between swept batches}, refine's), each fleet {'row', 'replicas', 'devices', 'usd_per_hour'}:
+    (_reachable: fitting, priced, loading; every one, not the frontier's alone) and of `extra`'s points ({kind: [rows
+    computed at batches not swept]}: refine's, refine_fleet's), each fleet {'row', 'replicas', 'devices',
+    'usd_per_hour'}:
 
         replicas = ceil(users / B)      devices = replicas x devices_in_use      usd_per_hour = replicas x rent
 
@@ -828,24 +840,78 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
     out: dict[str, dict | None] = {}
     for kind in KINDS:
         r = rows[(rows["decoding"] == kind) & (rows[SPEED] >= min_tokens_per_s_per_user)]
-        point = (extra or {}).get(kind)
-        if point is not None and float(point[SPEED]) >= min_tokens_per_s_per_user:
-            r = pd.concat([r, point.to_frame().T.assign(decoding=kind)], ignore_index=True)
-        throughput = (r["tokens_per_s"] if "tokens_per_s" in r else r[SPEED] * r["batch"]).astype(float)
-        rent = r[COST].astype(float) * throughput * 3600.0 / 1e6
-        replicas = np.ceil(users / r["batch"].astype(float))
-        fleet_usd, fleet_devices = replicas * rent, replicas * devices_in_use(r)
-        usable = np.isfinite(fleet_usd.to_numpy(dtype=float))
+        points = [p for p in (extra or {}).get(kind) or [] if p is not None and float(p[SPEED]) >= min_tokens_per_s_per_user]
+        if points:
+            r = pd.concat([r, *(p.to_frame().T.assign(decoding=kind) for p in points)], ignore_index=True)
+        if not len(r):
+            out[kind] = None
+            continue
+        replicas, devices, usd = _fleet_of(r, users)
+        usable = np.isfinite(usd)
         if not usable.any():
             out[kind] = None
             continue
-        order = np.lexsort((r[COST].astype(float).to_numpy(), fleet_devices.to_numpy(dtype=float),
-                            np.where(usable, fleet_usd.to_numpy(dtype=float), np.inf)))
-        i = int(order[0])
+        i = int(np.lexsort((r[COST].astype(float).to_numpy(), devices, np.where(usable, usd, np.inf)))[0])
         row = r.iloc[i].copy()
         row["layout"] = _layout(row)
-        out[kind] = {"row": row, "replicas": int(replicas.iloc[i]), "devices": int(fleet_devices.iloc[i]),
-                     "usd_per_hour": float(fleet_usd.iloc[i])}
+        out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(usd[i])}
+    return out
+
+
+def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
+                 extra_dirs: tuple = (), meta: dict | None = None, serving: bool = False,
+                 found: dict | None = None) -> dict[str, list]:
+    """{kind: [the rows computed now at batches not swept that could make a cheaper fleet]}: refine's gaps (_gaps: a
+    config's batches above its largest swept one fast enough, to the next swept one or the most that fit), each swept
+    now (_reproduced, at the table's prices) where its least fleet, ceil(users / min(users, its last batch)) x the
+    config's rent, is below the cheapest fleet found (`found`: fleet_picks' of the swept rows; qa417: 2 x 4 H100 at
+    batch 32 where 1 x 4 H200 at batch 50, between the swept 32 and 64, serves the same 50 users for 25% less),
+    REFINE_CONFIGS_MAX sweeps a kind at most, the most promising first; a config not reproduced is skipped (refine says
+    those)."""
+    candidates = _candidates(df)
+    out: dict[str, list] = {}
+    for kind in KINDS:
+        speculative = kind == "speculation"
+        keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
+        rows = candidates[candidates["decoding"] == kind]
+        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~refused_rows(rows, refused or [])]
+        best = ((found or {}).get(kind) or {}).get("usd_per_hour", math.inf)
+        gaps = []
+        for _, _, label, batches, place in _gaps(rows, keys, usable.index, min_tokens_per_s_per_user):
+            row = rows.loc[label]
+            if place == "below" or int(row["batch"]) >= users:  # one replica already, or none fast enough
+                continue
+            last = min(int(batches[-1]), users)
+            bound = float(_fleet_of(row.to_frame().T.assign(batch=last), users)[2][0])
+            if bound < best:
+                gaps.append((bound, label, [b for b in batches if b <= last]))
+        gaps.sort(key=lambda g: g[0])
+        points, reading = [], {}
+        for bound, label, batches in gaps[:REFINE_CONFIGS_MAX]:
+            if bound >= best:
+                break
+            row = rows.loc[label]
+            if _given_in_code(row, meta):
+                continue
+            try:
+                now = _reproduced(row, kind, speculative, meta, sorted({*batches, int(row["batch"])}), extra_dirs, reading, serving)
+            except RooflineError:
+                continue
+            if now is None:
+                continue
+            at = now[now["batch"] == int(row["batch"])]
+            scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")
+            now = now[(now["batch"] != int(row["batch"])) & now["fits_in_memory"].astype(bool)
+                      & (now[SPEED] >= min_tokens_per_s_per_user) & now[COST].notna() & ~refused_rows(now, refused or [])]
+            if not len(now) or not is_finite(scale):
+                continue
+            now = now.assign(**{COST: now[COST] * scale}, decoding=kind)
+            usd = _fleet_of(now, users)[2]
+            i = int(np.argmin(usd))
+            if usd[i] < best:
+                best = float(usd[i])
+                points.append(now.iloc[i].drop(labels="decoding"))
+        out[kind] = points
     return out
 
 
@@ -874,8 +940,13 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
                                                                    meta, extra_dirs, speed, serving)
     if serving:
         notes += [note for note in [prefill_share_note(picks)] if note]
-    fleet = (fleet_picks(df, speed, users, refused, {kind: r["row"] for kind, r in refined.items()})
-             if users is not None and speed is not None else None)
+    fleet = None
+    if users is not None and speed is not None:
+        extra = {kind: [r["row"]] for kind, r in refined.items()}
+        fleet = fleet_picks(df, speed, users, refused, extra)
+        if refine_batches:  # the batches a fleet needs between the swept ones (qa417), where they could be cheaper
+            more = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet)
+            fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS})
     return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 

@@ -405,25 +405,35 @@ def _tp_messages_text(p: dict) -> str:
     if not c or not c.get("count"):
         return ""
     stage = " of the busiest stage" if p.get("pipeline") else ""
-    kind = ("collectives (all-reduces, and the sequence-parallel MoE's reduce-scatters and all-gathers)"
-            if c.get("sequence_parallel_moe") else "all-reduces")
-    parts = [f"{c['count']:,} {kind} a pass{stage} of {format_si(c['allreduce_message_bytes'], 'B')} each"]
+    size = format_si(c["allreduce_message_bytes"], "B")
+    spm = c.get("sequence_parallel_moe") if isinstance(c.get("sequence_parallel_moe"), dict) else None
+    reduces = c["count"] - (spm["count"] if spm else 0)
+    parts = [f"{reduces:,} all-reduces a pass{stage} of {size} each"]
+    if spm and spm["kind"] == "reduce_scatter":  # (qa417: said as collectives of the all-reduce's bytes each)
+        parts[0] += (f" ({spm['count']:,} of them, a MoE layer's first, a reduce-scatter and an all-gather: vLLM's "
+                     "sequence-parallel MoE on MLA, one latency more each)")
+    elif spm:
+        parts.append(f"{spm['count']:,} all-gathers of the MoE output, {size} each gathered (vLLM's sequence-parallel MoE)")
     if c.get("embedding_allreduce_message_bytes"):
         parts.append(f"the embedding's of {format_si(c['embedding_allreduce_message_bytes'], 'B')}")
     if c.get("lm_head_gather_message_bytes"):
         parts.append(f"the LM head's logit gather {format_si(c['lm_head_gather_message_bytes'], 'B')} a device")
-    return ", ".join(parts) + "; "
+    text = ", ".join(parts) + "; "
+    return text + ("the time: every pass of the step, micro-batches or stages; " if p.get("pipeline") else "")
 
 
 def _collective_latency_text(p: dict) -> str:
-    """'; each collective at least 7.5 us, sglang's allreduce_latency on this device', or where the group spans scale-up
-    domains and the scale-out link's latency is the larger, that one (qa397: the engine's 5 us said where 20 us was
-    paid); '' under an engine of none (ideal: the link's own)."""
+    """'; each collective at least 7.5 us, sglang's allreduce_latency on this device', or where the link's own latency
+    is the larger (the scale-out link's where the group spans scale-up domains, else the scale-up link's), that one
+    (qa397: the engine's 5 us said where 20 us was paid; qa417: 6 us said over a PCIe link's 15 us); under an engine
+    of none (ideal) the link's; '' where neither is known (an older JSON)."""
     engine_s = (p.get("engine_values") or {}).get("allreduce_latency_s") or 0.0
-    link_s = p.get("tp_scale_out_latency_s") or 0.0
+    out_s = p.get("tp_scale_out_latency_s") or 0.0
+    link_s, which = (out_s, "the scale-out link's") if out_s else (p.get("tp_link_latency_s") or 0.0, "the link's")
     if link_s > engine_s:
-        return (f"; each collective at least {format_seconds(link_s)}, the scale-out link's latency, the larger: "
-                f"{p['engine']}'s allreduce_latency ({format_seconds(engine_s)}) does not move it" if engine_s else "")
+        return (f"; each collective at least {format_seconds(link_s)}, {which} latency"
+                + (f", the larger: {p['engine']}'s allreduce_latency ({format_seconds(engine_s)}) does not move it"
+                   if engine_s else ""))
     return f"; each collective at least {format_seconds(engine_s)}, {p['engine']}'s allreduce_latency on this device" if engine_s else ""
 
 

@@ -1794,7 +1794,7 @@ def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
     p = roofline.predict("h100-sxm", "llama-3.1-70b", batch=8, tp=4, engine="ideal")
     c = p["tp_collectives"]
     m_bytes = 8 * 8192 * 2
-    assert c == {"count": 160, "sequence_parallel_moe": False, "allreduce_message_bytes": m_bytes,
+    assert c == {"count": 160, "sequence_parallel_moe": None, "allreduce_message_bytes": m_bytes,
                  "embedding_allreduce_message_bytes": m_bytes, "lm_head_gather_message_bytes": 8 * 128256 * 2 / 4}
     hw = load_hardware("h100-sxm")
     link_bytes_per_s, latency_s = p["tp_link_bytes_per_s"], hw.link_latency_s
@@ -1802,3 +1802,13 @@ def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
     gather_s = latency_s + 8 * 128256 * 2 * 3 / 4 / link_bytes_per_s  # one ring pass of the whole logits
     assert p["allreduce_time_s"] == pytest.approx(161 * allreduce_s + gather_s, rel=1e-6)
     assert roofline.predict("h100-sxm", "llama-3.1-70b", batch=8)["tp_collectives"] is None  # tp 1: none
+    # qa417: vLLM's sequence-parallel MoE on DeepSeek-V3 (61 layers, 58 MoE, h 7168) at tp 2, dp-attention 8: two
+    # all-reduces a layer less the MoE layers' second (64), each MoE layer's first split in two, one latency more
+    # (58): priced as 64 all-reduces of M = 8 x 7168 x 2 and 58 latencies
+    p = roofline.predict("h200", "deepseek-v3", batch=64, tp=2, dp_attention=8, ep=8)
+    c = p["tp_collectives"]
+    assert c["count"] == 122 and c["sequence_parallel_moe"] == {"kind": "reduce_scatter", "count": 58}
+    assert c["allreduce_message_bytes"] == 8 * 7168 * 2
+    allreduce_s = 10e-6 + 2 * 8 * 7168 * 2 / 2 / p["tp_link_bytes_per_s"]  # vllm's 10 us, half the bytes each way
+    head_s = 10e-6 + 8 * 129280 * 2 / 2 / p["tp_link_bytes_per_s"]  # the logits' gather, one ring pass
+    assert p["allreduce_time_s"] == pytest.approx(65 * allreduce_s + 58 * 10e-6 + head_s, rel=1e-6)

@@ -1952,6 +1952,11 @@ def test_a_fleet_for_a_number_of_users_is_priced_by_its_replicas_not_by_its_cost
     assert fleet_picks(df, 100, 1000)["plain"] is None and fleet_picks(df, 100, 1000)["speculation"]["row"]["batch"] == 20
     assert fleet_picks(df, 50, 20)["speculation"]["row"]["batch"] == 20  # 20 users: one replica of either, 14.4 < 25.92
     assert fleet_picks(df, 50, 30)["speculation"]["row"]["batch"] == 100  # 30: two of batch 20, 28.8 > 25.92
+    # qa417: one rent read back from rounded costs differs by 1e-7 between rows; to a hundredth of a cent it ties, and
+    # the fewest devices, then the least cost per token, decide (a batch 2 at $25.6 a million shown over batch 4's $13)
+    tie = _rows((100, 2.0, True, "none", 0, None, 10), (100, 1.0000001, True, "none", 0, None, 20))
+    tie["tokens_per_s"] = tie["tokens_per_s_per_user"] * tie["batch"]  # rents 7.2 and 7.20000072 $/h
+    assert fleet_picks(tie, 50, 1)["plain"]["row"]["batch"] == 20 and fleet_picks(tie, 50, 1)["plain"]["usd_per_hour"] == 7.2
 
 
 @pytest.mark.slow
@@ -1998,3 +2003,16 @@ def test_a_ratio_that_moves_steeply_with_the_speed_asked_is_said_with_its_neighb
     steady = _rows((31, 10.0, True, "none", 0, None, 4), (29.5, 9.0, True, "none", 0, None, 64),
                    (60, 0.5, True, "eagle", 3, 0.8, 32))
     assert speed_sensitivity_note(steady, cheapest(steady, 30), 30) == ""  # 0.0556x against 0.0500x: not said
+
+
+@pytest.mark.slow
+def test_a_fleet_takes_the_batch_it_needs_between_the_swept_ones(tmp_path, roofline):
+    """qa417: 50 users at 100 tokens/s on Llama 3.1 70B at tp 4, batches 16, 32, 64 swept: at 32 two replicas of 4
+    H100 ($24 an hour); 4 H200 at batch 50, between the swept 32 and 64, reach 104 tokens/s per user: one replica,
+    4 x $4.50 = $18 an hour. The fleet sweeps the batches a fleet needs, not only the per-token pick's."""
+    _swept(tmp_path, roofline, "name: rf\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4]\n"
+           "axes:\n  batch: [16, 32, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100", "--users", "50")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
+    assert line.startswith("  speculation  $18.00 an hour, 1 replica, 4 devices, each: ") and "h200 x 4 (tp 4), vllm, batch 50," in line, line

@@ -486,7 +486,12 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "sglang")
     assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")
-    assert "tp 2 over 48 GB/s a device, achievable)" in out  # the bare roofline: the link's own latency, no engine's
+    assert "tp 2 over 48 GB/s a device, achievable; each collective at least 6 us, the link's latency)" in out  # the
+    # bare roofline: the link's own latency, no engine's (qa417: said nowhere)
+    code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--tp", "2", "--batch", "16", "--hardware",
+                            "h100-pcie-no-p2p", "--engine", "sglang")  # qa417: 'at least 6 us' said where 15 us was paid
+    assert ("each collective at least 15 us, the link's latency, the larger: sglang's allreduce_latency (6 us) does not "
+            "move it)") in out, out
     # qa397: a group over two nodes pays the scale-out link's latency where it is the larger: that one said
     code, out, _ = roofline("predict", "--hardware", "h100-sxm", "--engine", "trtllm", "--model", "llama-3.1-405b", "--tp",
                             "16", "--weight-dtype", "fp8", "--batch", "8", "--context", "2048")
