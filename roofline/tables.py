@@ -1512,7 +1512,7 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontie
             continue
         row = f["row"]
         lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
-                     f"{'replica' if f['replicas'] == 1 else 'replicas'}, {f['devices']:,} devices, each: "
+                     f"{'replica' if f['replicas'] == 1 else 'replicas'}, {_devices(f['devices'])}, each: "
                      + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap))
         pick = picks.get(kind)
         if pick is not None and not _same_point(pick, row):
@@ -1521,12 +1521,17 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontie
             devices = replicas * (int(pick.get("devices", pick["tp"])) + (1 if kind == "speculation" and _drafter(pick) else 0))
             lines.append(f"  {'':<12} the pick by cost per token above ({format_significant(pick['tokens_per_s_per_user'])} "
                          f"tokens/s per user) needs {replicas:,} {'replica' if replicas == 1 else 'replicas'} of "
-                         f"batch {int(pick['batch']):,}, {devices:,} devices, ${_usd_per_hour(replicas * rent)} an hour "
+                         f"batch {int(pick['batch']):,}, {_devices(devices)}, ${_usd_per_hour(replicas * rent)} an hour "
                          "for these users")
     if fleet.get("plain") is not None and fleet.get("speculation") is not None:
         lines.append(f"  speculation costs {_ratio(fleet['speculation']['usd_per_hour'] / fleet['plain']['usd_per_hour'])}x "
                      "plain decoding's for these users")
     return lines
+
+
+def _devices(n: int) -> str:
+    """'1 device', '1,024 devices' (qa416: '1 devices')."""
+    return f"{n:,} device" + ("" if n == 1 else "s")
 
 
 def _usd_per_hour(usd: float) -> str:

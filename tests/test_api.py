@@ -1812,3 +1812,12 @@ def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
     allreduce_s = 10e-6 + 2 * 8 * 7168 * 2 / 2 / p["tp_link_bytes_per_s"]  # vllm's 10 us, half the bytes each way
     head_s = 10e-6 + 8 * 129280 * 2 / 2 / p["tp_link_bytes_per_s"]  # the logits' gather, one ring pass
     assert p["allreduce_time_s"] == pytest.approx(65 * allreduce_s + 58 * 10e-6 + head_s, rel=1e-6)
+    # qa416: under SGLang's attention DP (tp 2, 4 groups) an MoE layer's second all-reduce is its gather's
+    # reduce-scatter and a dense layer's the stage-split MLP's: 2 x 61 - 58 - 3 = 61; the embedding held whole and the
+    # LM head split over the stage, so neither is a tp collective (absent, not 0); M = ceil(16 / 4) x 7168 x 2
+    assert roofline.predict("h200", "deepseek-v3", batch=16, tp=2, dp_attention=4, ep=8, engine="sglang")[
+        "tp_collectives"] == {"count": 61, "sequence_parallel_moe": None, "allreduce_message_bytes": 4 * 7168 * 2}
+    # vLLM's sequence-parallel MoE on a GQA MoE (Qwen3-30B-A3B, 48 MoE layers): an all-gather more a MoE layer
+    c = roofline.predict("h100-sxm", "qwen3-30b-a3b", batch=16, tp=2, dp_attention=2, ep=4)["tp_collectives"]
+    assert c["count"] == 96 and c["sequence_parallel_moe"] == {"kind": "all_gather", "count": 48}
+    assert c["allreduce_message_bytes"] == 8 * 2048 * 2

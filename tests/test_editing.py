@@ -1667,6 +1667,7 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     code, _, err = roofline("scenarios", "set", "my-ft", "hardware=[h100-sxm, b200]", "axes.k=[1, 2]")
     assert code == 0, err
     text = (tmp_path / "my-ft.yaml").read_text()
+    assert text.splitlines()[1] == "# set by hand, not from the scenario copied: axes.batch, axes.k, engine, hardware."
     # qa209: fields set since are said too, and a copy of the copy names the first source, not a nest of copies
     assert "\ndescription: 'my-ft: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in text
     assert roofline("scenarios", "set", "my-ft", "description=My own words")[0] == 0  # qa211: kept, once written

@@ -2016,3 +2016,50 @@ def test_a_fleet_takes_the_batch_it_needs_between_the_swept_ones(tmp_path, roofl
     assert code == 0, err
     line = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
     assert line.startswith("  speculation  $18.00 an hour, 1 replica, 4 devices, each: ") and "h200 x 4 (tp 4), vllm, batch 50," in line, line
+
+
+def test_the_fleet_lines_and_ranking_by_hand():
+    """qa416's survivors: the pick line's replicas, devices and rent, no pick line where the pick is the fleet's row,
+    the ratio's direction, a row exactly at the speed, dollars before devices before cost per token, a drafter's
+    device counted, and an extra point taken."""
+    from roofline.frontier import cost_frontier, fleet_picks
+    from roofline.tables import frontier_table
+
+    df = _rows((200, 1.0, True, "eagle", 3, 0.8, 20),   # rent 14.4 $/h
+               (60, 1.2, True, "eagle", 3, 0.8, 100),   # rent 25.92 $/h
+               (80, 3.0, True, "none", 0, None, 10),    # rent 8.64 $/h
+               (55, 4.0, True, "none", 0, None, 50))    # rent 39.6 $/h
+    df["tokens_per_s"] = df["tokens_per_s_per_user"] * df["batch"]
+    fleet, picks = fleet_picks(df, 50, 1000), cheapest(df, 50)
+    text = frontier_table(cost_frontier(df), [], picks, 50, fleet=fleet, users=1000)
+    lines = text.splitlines()
+    spec = next(i for i, x in enumerate(lines) if x.startswith("  speculation  $") and "an hour" in x)
+    assert lines[spec].startswith("  speculation  $259.20 an hour, 10 replicas, 10 devices, each: $1.20 at 60.0 tokens/s")
+    assert lines[spec + 1].strip() == ("the pick by cost per token above (200 tokens/s per user) needs 50 replicas of batch "
+                                      "20, 50 devices, $720.00 an hour for these users")
+    plain = next(i for i, x in enumerate(lines) if x.startswith("  plain        $") and "an hour" in x)
+    assert "20 replicas, 20 devices" in lines[plain] and "the pick by cost" in lines[plain + 1]  # per token: batch 10
+    assert "  speculation costs 0.327x plain decoding's for these users" in lines  # 259.20 / 792
+    one = frontier_table(cost_frontier(df), [], picks, 50, fleet=fleet_picks(df, 50, 20), users=20)
+    assert "1 replica, 1 device, each" in one and "the pick by cost per token" not in one  # each pick is its fleet
+    at = _rows((50, 1.0, True, "none", 0, None, 10))  # exactly the speed asked: it reaches it
+    at["tokens_per_s"] = 500.0
+    assert fleet_picks(at, 50, 10)["plain"]["row"]["batch"] == 10
+    wide = _rows((60, 1.0, True, "none", 0, None, 100), (60, 1.2, True, "none", 0, None, 100))
+    wide["devices"], wide["tp"] = [10, 20], [10, 20]
+    wide["tokens_per_s"] = 6000.0  # rents 21.6 and 25.92 $/h: dollars first, whatever the devices
+    assert fleet_picks(wide, 50, 100)["plain"]["usd_per_hour"] == 21.6
+    tie = _rows((60, 1.0, True, "none", 0, None, 100), (60, 0.5, True, "none", 0, None, 100))
+    tie["devices"], tie["tp"] = [1, 2], [1, 2]
+    tie["tokens_per_s"] = [6000.0, 12000.0]  # both 21.6 $/h: the fewer devices, though dearer a token
+    assert fleet_picks(tie, 50, 100)["plain"]["devices"] == 1
+    drafted = _rows((60, 1.0, True, "draft", 3, 0.8, 100))
+    drafted["draft_hardware"], drafted["tokens_per_s"] = "l4", 6000.0
+    assert fleet_picks(drafted, 50, 300)["speculation"]["devices"] == 6  # 3 replicas of the target's and the L4
+    extra = df.iloc[1].copy()
+    extra["batch"], extra["tokens_per_s"] = 1000, 60_000.0  # one replica of 25.92 x 10 $/h: cheaper than 10 of 25.92
+    extra[COST_COLUMN] = 1.2
+    assert fleet_picks(df, 50, 1000, extra={"speculation": [extra]})["speculation"]["row"]["batch"] == 1000
+
+
+COST_COLUMN = "cost_usd_per_million_tokens"

@@ -483,6 +483,8 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     # session 64: how many and how large (batch 1: M = 8192 x 2 B; each device's half of 128256 logits x 2 B)
     assert ("(160 all-reduces a pass of 16.4 kB each, the embedding's of 16.4 kB, the LM head's logit gather 128 kB a "
             "device; tp 2 over") in out
+    code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--tp", "4", "--pp", "2", "--batch", "8")
+    assert "(80 all-reduces a pass of the busiest stage of 65.5 kB each" in out and "the time: every pass of the step" in out
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "sglang")
     assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")

@@ -1810,3 +1810,37 @@ def test_the_heatmap_keeps_no_layout_whose_speculative_rows_are_gone():
     titles = " ".join(t.get_text() for t in [fig._suptitle, *(ax.title for ax in fig.axes)]).replace("\n", " ")
     assert "TP 1, PP 2 left out (no point of it fits)" in titles, titles
     assert not any("PP 2" in ax.title.get_text() for ax in fig.axes)  # 8 panels of TP 1 and TP 2, none grey throughout
+
+
+def test_a_left_out_layout_on_panels_of_one_device_and_a_headline_dtype_are_said_and_kept():
+    """qa416's survivors: panels of one device (two models) say how many panels a layout does not fit, not the
+    device; and a report's headline keeps its own value of a config column (the KV dtype), not only of the layout."""
+    keys = [("a", m, 1024, tp) for tp in (1, 2) for m in ("x", "y")]
+    fits = {("a", "x", 1024, 1), ("a", "x", 1024, 2), ("a", "y", 1024, 2)}
+    assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), keys, (3,), ("tp",), [(1,)], fits) == (
+        "TP 1 left out (no point of it fits on 1 of its 2 panels)")
+    rows = pd.DataFrame([(hw, "x", 1024, kv) for kv in ("bf16", "fp8") for hw in "abcd"],
+                        columns=["hardware", "model", "context", "kv_dtype"])
+    rows["fits_in_memory"] = (rows["kv_dtype"] == "fp8") | (rows["hardware"] == "a")  # bf16 KV fits on a alone
+    assert plots._panels(rows, ("hardware", "model", "context"), {})[2] == "fp8 KV only"
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
+    assert note == "bf16 KV only" and len(keys) == 4
+
+
+@pytest.mark.slow
+def test_a_reports_generic_figure_draws_its_headlines_layout_where_it_fits_on_some_devices_only():
+    """qa415 / qa416: the headline (Llama 3.1 70B at tp 1 on MI300X) fits at tp 1 on MI300X and B200 only; the
+    figure drew tp 2, the one layout that fits on all four devices, beside a text about tp 1."""
+    from matplotlib import rc_context
+
+    from roofline.report import _sweep
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    df, ops, meta = _sweep({"name": "hl", "hardware": ["h100-sxm", "h200", "mi300x", "b200"], "model": "llama-3.1-70b",
+                            "method": "eagle", "tp": [2, 1], "axes": {"batch": [1, 8], "k": [0, 2], "alpha": [0.8]}}, "hl", ())
+    drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]
+    top = drafting.loc[drafting["speedup"].idxmax()]
+    assert int(top["tp"]) == 1 and not df[df["tp"] == 1].groupby("hardware", observed=True)["fits_in_memory"].any().all()
+    with rc_context(plots.STYLE):
+        fig = REPORT_PLOTTERS["generic"](df, ops, meta)
+    assert fig._suptitle.get_text().replace("\n", " ").endswith("TP 1 only")

@@ -86,6 +86,7 @@ def test_the_price_schema_takes_the_spellings_the_tool_reads():
 def test_the_schemas_take_the_dtype_keys_and_published_counts_the_tool_reads():
     """An editor using the schema flagged `BF16:` and `e4m3:` peaks, and PROFILES.md's `published_params: 8.03e9`
     (text in YAML 1.1), all of which the tool reads."""
+    from roofline.errors import RooflineError
     from roofline.hardware import hardware_from_dict
     from roofline.model import model_from_dict
 
@@ -104,6 +105,13 @@ def test_the_schemas_take_the_dtype_keys_and_published_counts_the_tool_reads():
     assert model_from_dict({**model, **text}, "m.yaml").published_params == 8.03e9
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**model, "published_params": "eight billion"}, model_schema())
+    # qa414: a count in billions (8.03) refused by both; 10,000, the least count, taken by both (qa416's boundary)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**model, "published_params": 8.03}, model_schema())
+    with pytest.raises(RooflineError, match="published_params: expected a count of parameters, at least 10,000"):
+        model_from_dict({**model, "published_params": 671}, "m.yaml")
+    jsonschema.validate({**model, "published_params": 1e4, "published_active_params": 1e4}, model_schema())
+    assert model_from_dict({**model, "published_params": 1e4, "published_active_params": 1e4}, "m.yaml").published_params == 1e4
 
 
 def test_the_schema_and_the_loader_agree_on_fp4_formats():
