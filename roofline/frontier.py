@@ -499,6 +499,58 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
     return notes
 
 
+def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
+                        refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
+    """Where a device's profile prices it otherwise than the sweep did (price_notes) and the table's rows, each cost
+    scaled by its rent at the profiles' prices now over its rent then (_rent_terms: the target's devices, and a
+    drafter's own), give another pick of a kind at the speed asked: that pick, one line a kind (qa415: MI300X set to
+    $2.00 since, the pick still B200's at $1.15, where MI300X's is $0.97). The table's batches only: a sweep again
+    prices those between. [] where no price changed, a device has none now, or the picks stay."""
+    speed = min_tokens_per_s_per_user
+    if not picks or speed is None:
+        return []
+    then = (meta or {}).get("price_usd_per_hour") if meta else swept_prices(df)
+    if not isinstance(then, dict) or not then:
+        return []
+    names = {str(v) for column in ("hardware", "draft_hardware") if column in df
+             for v in df[column].astype(object).dropna().unique() if str(v)}
+    now = {name: _price_now(name, extra_dirs) for name in names}
+    if any(now[name] is None or not _is_number(then.get(name)) for name in names):
+        return []  # a device without a price, now or then: price_notes says it
+    if all(math.isclose(float(now[name]), float(then[name]), rel_tol=1e-6) for name in names):
+        return []
+
+    from roofline.units import format_usd_per_hour
+
+    hardware = df["hardware"].astype(object).astype(str)
+    devices = (df["devices"] if "devices" in df else df["tp"]).astype(float)
+    drafter = (df["draft_hardware"].astype(object).fillna("").astype(str) if "draft_hardware" in df
+               else pd.Series("", index=df.index))
+    drafting = ((df["method"].astype(object) != "none") & (df["k"] > 0)).to_numpy()
+
+    def rent(prices: dict, with_drafter: bool) -> np.ndarray:  # the target's devices, and a drafter's own while drafting
+        own = devices.to_numpy() * hardware.map(prices).astype(float).to_numpy()
+        extra = drafter.map(lambda n: float(prices[n]) if n else 0.0).to_numpy(dtype=float)
+        return own + (extra * drafting if with_drafter else 0.0)
+
+    repriced = df.assign(**{COST: df[COST].astype(float) * rent(now, True) / rent(then, True)})
+    if "baseline_" + COST in df:  # a plain point rents the target's devices alone
+        repriced["baseline_" + COST] = df["baseline_" + COST].astype(float) * rent(now, False) / rent(then, False)
+    again = cheapest(repriced, speed, refused)
+    changed = [(name, now[name]) for name in sorted(names) if not math.isclose(float(now[name]), float(then[name]), rel_tol=1e-6)]
+    prices = ", ".join(f"{name} ${format_usd_per_hour(float(price))}" for name, price in changed)
+    notes = []
+    for kind in KINDS:
+        old, new = picks.get(kind), again.get(kind)
+        if new is None or (old is not None and _row_named(old) == _row_named(new)):
+            continue
+        notes.append(f"at the profiles' prices now ({prices} a device-hour), the {kind} pick of the table's rows would be "
+                     f"{_row_named(new)} at ${format_significant(float(new[COST]))} per million tokens "
+                     f"({format_significant(float(new[SPEED]))} tokens/s per user; the table's costs repriced: a sweep again "
+                     "prices the batches between)")
+    return notes
+
+
 def price_is_users(name: str, price: float, extra_dirs: tuple = (), rel_tol: float = 1e-6) -> bool:
     """Whether device `name`'s price of `price` a device-hour (as a table was priced at) is the user's, not a rental
     quote with sources: its profile on the search path (or the file the sweep recorded: profiles.recorded_files) gives
@@ -1779,6 +1831,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += [note] if (note := prices_note(pd.concat([frontier, _reachable(df, refused)]), meta, extra_dirs)) else []
     # (the devices of every reachable row: the price flip notes compare with them; qa377: h200 named there, not here)
     notes += price_flip_notes(df, picks, min_tokens_per_s_per_user, refused, meta, refined, extra_dirs, serving)
+    notes += repriced_pick_notes(df, picks, min_tokens_per_s_per_user, refused, meta, extra_dirs)
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     now = pick_note_kinds(found, extra_dirs, meta) if found else {}

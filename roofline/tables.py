@@ -682,8 +682,12 @@ def _verify_text(spec: dict, p: dict) -> str:
     per_sequence = spec["tree_nodes"] + 1 if spec.get("tree_nodes") is not None else spec["k"] + 1
     added = ("; host work added: the engine does not overlap it while speculating"
              if p.get("host_overlapped") and not p.get("host_overlapped_speculating", True) else "")
+    c = p.get("tp_collectives") or {}
+    messages = (f"; its tp all-reduces of {format_si(c['allreduce_message_bytes'] * per_sequence, 'B')} each, {per_sequence} x "
+                "the decode step's" if c.get("allreduce_message_bytes") else "")  # (qa417: M = B_a q h a, q its tokens)
     return (f"{format_seconds(spec['verify_time_s'])}  ({_verify_overhead_bound(spec, p)}{spec['verify_bound']}-bound; "
-            f"{p['batch'] * per_sequence:,} tokens a pass, {spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step{added})")
+            f"{p['batch'] * per_sequence:,} tokens a pass, {spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step"
+            f"{messages}{added})")
 
 
 def _verify_overhead_bound(spec: dict, p: dict) -> str:

@@ -2063,3 +2063,38 @@ def test_the_fleet_lines_and_ranking_by_hand():
 
 
 COST_COLUMN = "cost_usd_per_million_tokens"
+
+
+@pytest.mark.slow
+def test_a_price_changed_since_the_sweep_gives_the_pick_at_the_price_now(tmp_path, roofline, monkeypatch):
+    """qa415: MI300X set from $3.50 to $2.00 a device-hour after the sweep: cheapest said the price had changed and kept
+    B200's pick, where at $2.00 MI300X's is cheaper. The table's costs repriced at the profiles' prices now give the
+    pick a sweep at them gives (its rows' costs alike: each is rent over tokens)."""
+    import json
+
+    import roofline as api
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user"))
+    assert roofline("hw", "new", "mi300x-cloud", "--from", "mi300x", "--set", "price=3.50 USD/h")[0] == 0
+    text = ("name: p\nhardware: [b200, mi300x-cloud]\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4]\n"
+            "axes:\n  batch: [16, 64, 128]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    _swept(tmp_path, roofline, text)
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30")
+    assert code == 0 and "prices now" not in out and " on b200 x 4 " in next(x for x in out.splitlines() if x.startswith("  plain "))
+    assert roofline("hw", "set", "mi300x-cloud", "price=2.00 USD/h")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30")
+    said = [x for x in out.splitlines() if "at the profiles' prices now (mi300x-cloud $2.00 a device-hour)" in x]
+    assert code == 0 and said, out
+    (tmp_path / "again").mkdir()
+    again = tmp_path / "again" / "scenario.yaml"
+    again.write_text(text)
+    assert roofline("sweep", again, "--out", tmp_path / "sw2", "--no-plots")[0] == 0
+    table = pd.read_csv(tmp_path / "sw2" / "results.csv")
+    table.attrs["scenario"] = json.loads((tmp_path / "sw2" / "scenario.json").read_text())
+    picks = api.cheapest(table, 30, between_batches=False)["picks"]
+    for kind, pick in picks.items():
+        line = next((x for x in said if f"the {kind} pick" in x), None)
+        if line is not None:  # the pick it names is the pick a sweep at the prices now makes, at the same cost
+            assert f"on {pick['hardware']} x 4 (tp 4), vllm, batch {int(pick['batch'])}" in line, (line, pick)
+            assert f"at ${format_significant(pick['cost_usd_per_million_tokens'])} per million tokens" in line, (line, pick)
+    assert any("the plain pick" in x for x in said)

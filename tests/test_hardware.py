@@ -485,6 +485,9 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
             "device; tp 2 over") in out
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--tp", "4", "--pp", "2", "--batch", "8")
     assert "(80 all-reduces a pass of the busiest stage of 65.5 kB each" in out and "the time: every pass of the step" in out
+    code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--tp", "8", "--batch", "16", "--method", "eagle",
+                            "--k", "3", "--alpha", "0.8")  # qa417: the verify pass's messages, 16 x 4 x 8192 x 2 B
+    assert "; its tp all-reduces of 1.05 MB each, 4 x the decode step's)" in out, out
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "sglang")
     assert "each collective at least 7.5 us, sglang's allreduce_latency on this device)" in out  # its mi* entry's, RCCL's
     code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2", "--engine", "ideal")

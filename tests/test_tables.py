@@ -309,7 +309,7 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     m = roofline.predict("h200", "deepseek-v3", 1, 4096, tp=8, method="mtp", k=1, alpha=0.85)
     verify = next(x for x in predict_table(m).splitlines() if x.strip().startswith("verify pass"))
     assert m["bytes_time_s"] + m["spec"]["verify_time_s"] - m["step_time_s"] < 0.5 * m["spec"]["verify_time_s"]
-    assert "(overhead-bound: its operators are memory-bound; 2 tokens a pass, 1.05x the decode step)" in verify, verify
+    assert "(overhead-bound: its operators are memory-bound; 2 tokens a pass, 1.05x the decode step; " in verify, verify
     big = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, engine="ideal", method="eagle", k=3)  # bytes set it
     assert "overhead-bound" not in predict_table(big)
     for pp in (2, 3):  # qa202: under pp a step crosses every stage, and the note gave one stage's bytes (2.84 of 7.17 ms)
@@ -347,7 +347,7 @@ def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figu
         return [w for w in p["warnings"] if phrase in w]
 
     big = roofline.predict("h100-sxm", "llama-3.1-70b", 300, 512, tp=4, method="eagle", k=4, alpha=0.6)
-    assert re.search(r"verify pass +[\d.]+ ms  \(compute-bound; 1,500 tokens a pass, [\d.]+x the decode step\)", predict_table(big))
+    assert re.search(r"verify pass +[\d.]+ ms  \(compute-bound; 1,500 tokens a pass, [\d.]+x the decode step; its tp all-reduces of ", predict_table(big))
     small = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=4, alpha=0.6, engine="ideal")
     assert re.search(r"verify pass +[\d.]+ ms  \(memory-bound; 5 tokens a pass, 1\.0\dx the decode step\)", predict_table(small))
     assert notes(big, "run optimistic (docs/ACCURACY.md), so read this speedup as an upper estimate")
