@@ -899,10 +899,10 @@ def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*; the --users fleet is in the text and in roofline.cheapest's answer, not in this file).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
     serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
-    users: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, of every row (a row faster per user than asked costs less per token, not fewer devices): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
+    users: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, replicas of one configuration, of every row and the batches between the swept ones it needs (a row faster per user than asked costs less per token, not fewer devices): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
@@ -925,8 +925,8 @@ def cheapest(
     if force and out is None:  # qa114: accepted in silence
         raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
     if users is not None and min_tokens_per_user is None:  # a fleet is sized for a speed
-        raise RooflineError(f"--users: expected with --min-tokens-per-user SPEED (the speed each user gets), found --users "
-                            f"{users} alone")
+        raise RooflineError(f"command line: --users: expected with --min-tokens-per-user SPEED (the speed each user gets), "
+                            f"found --users {users} alone")
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
         from types import SimpleNamespace
 

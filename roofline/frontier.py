@@ -864,18 +864,38 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
     return out
 
 
-def _fleet_of(rows: pd.DataFrame, users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), the
-    dollars to a hundredth of a cent: the rent read back from a table's rounded costs and speeds differs by 1e-7
-    between rows of one rent, which would decide ties the fewest devices should (qa417)."""
+def _rent_usd_per_hour(rows: pd.DataFrame, prices: dict | None = None) -> np.ndarray:
+    """Each row's dollars an hour: its target's devices x their price, and a drafter's own device's price while it drafts
+    (devices_in_use), at `prices` (the sweep's, its scenario.json's price_usd_per_hour: exact); without them, or a
+    device they do not price, read back as cost x tokens/s x 3600 / 1e6 (a CSV's six digits: qa418, $12,000,000.56 an
+    hour for 250,000 x 8 x $6)."""
     throughput = (rows["tokens_per_s"] if "tokens_per_s" in rows else rows[SPEED] * rows["batch"]).astype(float)
-    rent = rows[COST].astype(float) * throughput * 3600.0 / 1e6
+    read_back = (rows[COST].astype(float) * throughput * 3600.0 / 1e6).to_numpy(dtype=float)
+    if not isinstance(prices, dict) or not prices:
+        return read_back
+    def price(name) -> float:
+        value = prices.get(str(name)) if isinstance(name, str) and name else None
+        return float(value) if _is_number(value) and not isinstance(value, bool) else math.nan
+    devices = (rows["devices"] if "devices" in rows else rows["tp"]).astype(float).to_numpy()
+    own = devices * rows["hardware"].astype(object).map(price).to_numpy(dtype=float)
+    drafter = (rows["draft_hardware"].astype(object).map(lambda n: price(n) if isinstance(n, str) and n else 0.0)
+               .to_numpy(dtype=float) if "draft_hardware" in rows else np.zeros(len(rows)))
+    drafting = (rows["decoding"].astype(object) == "speculation").to_numpy() if "decoding" in rows else np.zeros(len(rows), bool)
+    exact = own + np.where(drafting, drafter, 0.0)
+    return np.where(np.isfinite(exact), exact, read_back)
+
+
+def _fleet_of(rows: pd.DataFrame, users: int, prices: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), the
+    dollars to a hundredth of a cent: a rent read back from a table's rounded costs and speeds differs by 1e-7 between
+    rows of one rent, which would decide ties the fewest devices should (qa417)."""
+    rent = _rent_usd_per_hour(rows, prices)
     replicas = np.ceil(users / rows["batch"].astype(float).to_numpy())
-    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent.to_numpy(), 4)
+    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent, 4)
 
 
 def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
-                extra: dict | None = None) -> dict[str, dict | None]:
+                extra: dict | None = None, prices: dict | None = None) -> dict[str, dict | None]:
     """{'plain': fleet, 'speculation': fleet} (None where no row of that kind reaches the speed): the cheapest fleet that
     decodes `users` sequences at once, each at least `min_tokens_per_s_per_user` tokens/s, of the reachable rows
     (_reachable: fitting, priced, loading; every one, not the frontier's alone) and of `extra`'s points ({kind: [rows
@@ -884,10 +904,10 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
 
         replicas = ceil(users / B)      devices = replicas x devices_in_use      usd_per_hour = replicas x rent
 
-    rent = cost_usd_per_million_tokens x tokens_per_s x 3600 / 1e6, the dollars an hour the row's cost is of (its
-    devices' and a drafter device's; a serving view's cost and throughput read the same rent). The least usd_per_hour,
-    then the fewest devices, then the least cost per token; every replica runs B sequences but the last, which runs
-    fewer, no slower."""
+    rent = its devices x their price a device-hour (`prices`, the sweep's; else read back as cost_usd_per_million_tokens
+    x tokens_per_s x 3600 / 1e6), a drafter's own device's too. The least usd_per_hour, then the fewest devices, then
+    the least cost per token; replicas of one configuration, each running B sequences but the last, which runs fewer,
+    no slower (a mix of configurations, the remainder on a smaller one, is not sought)."""
     rows = _reachable(df, refused)
     out: dict[str, dict | None] = {}
     for kind in KINDS:
@@ -898,7 +918,7 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
         if not len(r):
             out[kind] = None
             continue
-        replicas, devices, usd = _fleet_of(r, users)
+        replicas, devices, usd = _fleet_of(r, users, prices)
         usable = np.isfinite(usd)
         if not usable.any():
             out[kind] = None
@@ -912,14 +932,16 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
 
 def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
                  extra_dirs: tuple = (), meta: dict | None = None, serving: bool = False,
-                 found: dict | None = None) -> dict[str, list]:
+                 found: dict | None = None, prices: dict | None = None) -> dict[str, list]:
     """{kind: [the rows computed now at batches not swept that could make a cheaper fleet]}: refine's gaps (_gaps: a
     config's batches above its largest swept one fast enough, to the next swept one or the most that fit), each swept
     now (_reproduced, at the table's prices) where its least fleet, ceil(users / min(users, its last batch)) x the
-    config's rent, is below the cheapest fleet found (`found`: fleet_picks' of the swept rows; qa417: 2 x 4 H100 at
-    batch 32 where 1 x 4 H200 at batch 50, between the swept 32 and 64, serves the same 50 users for 25% less),
-    REFINE_CONFIGS_MAX sweeps a kind at most, the most promising first; a config not reproduced is skipped (refine says
-    those)."""
+    config's rent, is at most the cheapest fleet found (`found`: fleet_picks' of the swept rows; qa417: 2 x 4 H100 at
+    batch 32 where 1 x 4 H200 at batch 50, between the swept 32 and 64, serves the same 50 users for 25% less; at most,
+    so a tie goes to the least cost per token, qa418); the batches below a config's smallest swept one where none of
+    its swept ones is fast enough, and a config none of whose swept batches fits, from 1 to the most that fit (qa418:
+    10 users at 60 tokens/s on 8 H200 at batch 10, the sweep's smallest batch 64); REFINE_CONFIGS_MAX sweeps a kind at
+    most, the most promising first; a config not reproduced is skipped (refine says those)."""
     candidates = _candidates(df)
     out: dict[str, list] = {}
     for kind in KINDS:
@@ -928,19 +950,22 @@ def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int,
         rows = candidates[candidates["decoding"] == kind]
         usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~refused_rows(rows, refused or [])]
         best = ((found or {}).get(kind) or {}).get("usd_per_hour", math.inf)
+        spans = [(label, batches, place) for _, _, label, batches, place in
+                 _gaps(rows, keys, usable.index, min_tokens_per_s_per_user)]
+        spans += _unfitted_spans(rows, keys, usable.index, speculative)
         gaps = []
-        for _, _, label, batches, place in _gaps(rows, keys, usable.index, min_tokens_per_s_per_user):
+        for label, batches, place in spans:
             row = rows.loc[label]
-            if place == "below" or int(row["batch"]) >= users:  # one replica already, or none fast enough
+            if place != "below" and int(row["batch"]) >= users:  # one replica of the swept batch already
                 continue
-            last = min(int(batches[-1]), users)
-            bound = float(_fleet_of(row.to_frame().T.assign(batch=last), users)[2][0])
-            if bound < best:
+            last = min(max(batches), users)
+            bound = float(_fleet_of(row.to_frame().T.assign(batch=last, decoding=kind), users, prices)[2][0])
+            if bound <= best:
                 gaps.append((bound, label, [b for b in batches if b <= last]))
         gaps.sort(key=lambda g: g[0])
         points, reading = [], {}
         for bound, label, batches in gaps[:REFINE_CONFIGS_MAX]:
-            if bound >= best:
+            if bound > best:
                 break
             row = rows.loc[label]
             if _given_in_code(row, meta):
@@ -958,12 +983,31 @@ def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int,
             if not len(now) or not is_finite(scale):
                 continue
             now = now.assign(**{COST: now[COST] * scale}, decoding=kind)
-            usd = _fleet_of(now, users)[2]
+            usd = _fleet_of(now, users, prices)[2]
             i = int(np.argmin(usd))
-            if usd[i] < best:
+            if usd[i] <= best:
                 best = float(usd[i])
-                points.append(now.iloc[i].drop(labels="decoding"))
+                points.extend(now.iloc[j].drop(labels="decoding") for j in np.flatnonzero(usd == usd[i]))
         out[kind] = points
+    return out
+
+
+def _unfitted_spans(rows: pd.DataFrame, keys: list[str], usable: pd.Index, speculative: bool) -> list[tuple]:
+    """(label, batches, 'below') of each config of `rows` none of whose swept batches is usable (none fits) but whose
+    max_batch (baseline_max_batch for a plain point) says a smaller one fits: its batches from 1 to that one (qa418:
+    TP 2 with a draft model, swept from batch 16, fits at batch 1 and reaches 86 tokens/s per user there)."""
+    cap_column = "max_batch" if speculative or "baseline_max_batch" not in rows else "baseline_max_batch"
+    if cap_column not in rows or not len(rows):
+        return []
+    out = []
+    for _, group in rows.groupby(keys, dropna=False, sort=False, observed=True):
+        if group.index.isin(usable).any():
+            continue
+        cap = pd.to_numeric(group[cap_column], errors="coerce").max()
+        smallest = int(group["batch"].min())
+        if is_finite(cap) and 1 <= cap < smallest:
+            first = group["batch"].astype(int).idxmin()
+            out.append((first, range(1, min(int(cap), REFINE_POINTS_MAX) + 1), "below"))
     return out
 
 
@@ -995,10 +1039,12 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
     fleet = None
     if users is not None and speed is not None:
         extra = {kind: [r["row"]] for kind, r in refined.items()}
-        fleet = fleet_picks(df, speed, users, refused, extra)
+        prices = (meta or {}).get("price_usd_per_hour")  # the sweep's: a fleet's rent exact (qa418)
+        fleet = fleet_picks(df, speed, users, refused, extra, prices)
         if refine_batches:  # the batches a fleet needs between the swept ones (qa417), where they could be cheaper
-            more = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet)
-            fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS})
+            more = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet, prices)
+            fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS},
+                                prices)
     return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 

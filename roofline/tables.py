@@ -1507,8 +1507,9 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontie
     """cheapest --users: the cheapest fleet of each kind for `users` sequences at once at `min_speed` or faster
     (frontier.fleet_picks), its replicas, devices and dollars an hour, and where the pick by cost per token above
     (`picks`: each kind's, a point computed now where there is one) needs another fleet, what that one costs."""
-    lines = [f"cheapest fleet for {users:,} users at once at {min_speed:,.7g} tokens/s per user or faster (replicas = ceil(users "
-             "/ batch), each renting its devices all the time; at the swept batches and the points computed now; USD an hour):"]
+    lines = [f"cheapest fleet for {users:,} {'user' if users == 1 else 'users'} at once at {min_speed:,.7g} tokens/s per user "
+             "or faster (replicas of one configuration, ceil(users / batch), each renting its devices all the time; at the "
+             "swept batches and those a fleet needs, computed now; USD an hour):"]
     for kind in ("plain", "speculation"):
         f = fleet.get(kind)
         if f is None:
@@ -1517,7 +1518,9 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontie
         row = f["row"]
         lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
                      f"{'replica' if f['replicas'] == 1 else 'replicas'}, {_devices(f['devices'])}, each: "
-                     + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap))
+                     + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap)
+                     + (f" (the replica runs the {users:,} {'user' if users == 1 else 'users'}, fewer than this batch: faster "
+                        "and dearer a token than this row)" if users < int(row["batch"]) else ""))  # (qa418)
         pick = picks.get(kind)
         if pick is not None and not _same_point(pick, row):
             replicas = math.ceil(users / float(pick["batch"]))

@@ -1980,9 +1980,14 @@ def test_cheapest_users_prints_the_fleet_and_what_the_per_token_pick_would_need(
         assert f"${f['usd_per_hour']:,.2f} an hour, {f['replicas']:,} replicas, {f['devices']:,} devices" in line, line
         assert f["replicas"] == -(-1000 // int(f["row"]["batch"]))
     assert "cheapest fleet for 1,000 users at once at 60 tokens/s per user or faster" in out
+    # qa418: sized from the sweep's prices, exact (a CSV's six digits read $12,000,000.56 for 250,000 x 8 x $6)
+    for kind in ("plain", "speculation"):
+        f = got["fleet"][kind]
+        price = table.attrs["scenario"]["price_usd_per_hour"][str(f["row"]["hardware"])]
+        assert f["usd_per_hour"] == pytest.approx(f["devices"] * price, abs=1e-9)
     code, _, err = roofline("cheapest", tmp_path / "sw", "--users", "1000")
-    assert code == 2 and err == ("error: --users: expected with --min-tokens-per-user SPEED (the speed each user gets), "
-                                 "found --users 1000 alone\n")
+    assert code == 2 and err == ("error: command line: --users: expected with --min-tokens-per-user SPEED (the speed each "
+                                 "user gets), found --users 1000 alone\n")
     with pytest.raises(Exception, match="cheapest: users: expected a min_tokens_per_user beside it"):
         api.cheapest(pd.read_csv(tmp_path / "sw" / "results.csv"), users=1000)
 
@@ -2098,3 +2103,19 @@ def test_a_price_changed_since_the_sweep_gives_the_pick_at_the_price_now(tmp_pat
             assert f"on {pick['hardware']} x 4 (tp 4), vllm, batch {int(pick['batch'])}" in line, (line, pick)
             assert f"at ${format_significant(pick['cost_usd_per_million_tokens'])} per million tokens" in line, (line, pick)
     assert any("the plain pick" in x for x in said)
+
+
+@pytest.mark.slow
+def test_a_fleet_looks_below_the_smallest_swept_batch_and_at_configs_none_of_whose_swept_batches_fit(tmp_path, roofline):
+    """qa418: Llama 3.1 70B on H100 at tp 2, 4, 8 with a 1B draft model, batches 16, 64, 256: 9 users at 50 tokens/s
+    took 8 devices (tp 8), where tp 4 at batch 9 reaches 50.2 on 4; one user at 80 took 4 devices, where tp 2, none
+    of whose swept batches fits with its drafter, fits at batch 1 and reaches 86 on 2."""
+    _swept(tmp_path, roofline, "name: a2\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: [2, 4, 8]\nmethod: draft\n"
+           "draft: llama-3.2-1b\naxes:\n  batch: [16, 64, 256]\n  context: [4096]\n  k: [0, 4]\n  alpha: [0.8]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50", "--users", "9")
+    line = next(x for x in out.splitlines() if x.startswith("  plain        $") and "an hour" in x)
+    assert code == 0 and line.startswith("  plain        $12.00 an hour, 1 replica, 4 devices") and "(tp 4), vllm, batch 9," in line, line
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "80", "--users", "1")
+    line = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
+    assert code == 0 and line.startswith("  speculation  $6.00 an hour, 1 replica, 2 devices") and "(tp 2), vllm, batch 1," in line, line
+    assert "cheapest fleet for 1 user at once" in out
