@@ -1045,6 +1045,12 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
             more = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet, prices)
             fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS},
                                 prices)
+        # what is said of a pick, said of a fleet's row where it is another point (qa418: SGLang's cap of 48 sequences
+        # said of the pick's batch 1,024, not of the fleet's 300)
+        said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
+        rows = {kind: f["row"] for kind, f in fleet.items() if f is not None}
+        new = pick_note_kinds(rows, extra_dirs, meta) if rows else {}
+        notes += said_of({note: kinds for note, kinds in new.items() if not set(kinds) <= set(said.get(note, ()))}, "fleet")
     return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 
@@ -1429,7 +1435,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
 
 def said_of(kinds_of: dict[str, list[str]], what: str = "pick") -> list[str]:
     """{note: the picks it holds for} as lines naming them: 'the plain pick: ...', 'the plain and speculation picks: ...'."""
-    plural = what.replace("pick", "picks", 1) if what.startswith("pick") else what.replace("point", "points", 1)
+    plural = (what.replace("pick", "picks", 1) if what.startswith("pick") else what.replace("fleet", "fleets", 1)
+              if what.startswith("fleet") else what.replace("point", "points", 1))
     return [f"the {' and '.join(kinds)} {plural if len(kinds) > 1 else what}: {note}" for note, kinds in kinds_of.items()]
 
 

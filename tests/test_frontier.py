@@ -2119,3 +2119,16 @@ def test_a_fleet_looks_below_the_smallest_swept_batch_and_at_configs_none_of_who
     line = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
     assert code == 0 and line.startswith("  speculation  $6.00 an hour, 1 replica, 2 devices") and "(tp 2), vllm, batch 1," in line, line
     assert "cheapest fleet for 1 user at once" in out
+
+
+@pytest.mark.slow
+def test_what_is_said_of_a_pick_is_said_of_a_fleet_row_that_is_another_point(tmp_path, roofline):
+    """qa418: SGLang's cap of 48 sequences while speculating was said of the per-token pick's batch, not of the fleet's
+    own: 300 users on one H100 with EAGLE run at a batch of their own (389 fits; the pick is the swept 256)."""
+    _swept(tmp_path, roofline, "name: fn\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: sglang\nmethod: eagle\n"
+           "axes:\n  batch: [8, 64, 256, 1024]\n  context: [1024]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--users", "300")
+    fleet = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
+    batch = int(re.search(r"sglang, batch (\d+),", fleet).group(1))
+    assert code == 0 and batch > 256, fleet
+    assert f"note: the speculation fleet: batch {batch} while speculating under sglang: it runs at most 48 sequences" in out
