@@ -29,7 +29,7 @@ from typing import Annotated, Optional
 import typer
 
 from roofline.errors import RooflineError
-from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX, USERS_MAX
 
 
 def _compact_help_types() -> None:
@@ -902,7 +902,7 @@ def cheapest(
     out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*; the --users fleet is in the text and in roofline.cheapest's answer, not in this file).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
     serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
-    users: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, replicas of one configuration, of every row and the batches between the swept ones it needs (a row faster per user than asked costs less per token, not fewer devices): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
+    users: Annotated[Optional[int], typer.Option(min=1, max=USERS_MAX, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, replicas of one configuration, of every row and the batches between the swept ones it needs (the pick by cost per token can need more devices for these users than a slower row): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
@@ -968,7 +968,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),
                               overlap=meta.get("overlap"), request=_request_of(df, meta, serving), fleet=got["fleet"],
-                              users=users))
+                              users=users, fleet_computed=not batch_chosen))
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
     if out is not None:

@@ -51,7 +51,7 @@ from roofline.errors import MISSING, RooflineError, RooflineWarning, check_flag,
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, dp_spelling_note, group_note, main_gemm_dtype, shard_note
-from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX, USERS_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note, contexts_past, drafter_context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
@@ -1331,7 +1331,7 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     serving = check_flag("cheapest", "serving", serving)  # true or false, as predict's flags (qa411: 'yes' read as true)
     between_batches = check_flag("cheapest", "between_batches", between_batches)
     if users is not None:
-        users = _scalar_int(users, "users", 1, 1_000_000_000, "cheapest")
+        users = _scalar_int(users, "users", 1, USERS_MAX, "cheapest")
         if speed is None:  # as the command's --users (a fleet is sized for a speed)
             raise field_error("cheapest", "users", "a min_tokens_per_user beside it (the speed each user gets)", MISSING)
     folders = _folders(profiles, "cheapest")

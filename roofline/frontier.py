@@ -12,9 +12,9 @@ carries in its baseline_* columns) and over speculation (k > 0), so the two can 
 cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user. For a number of users served at
 once (fleet_picks), the cheapest fleet instead: over every such row, not the frontier's alone,
 
-    replicas = ceil(users / B),   fleet rent = replicas x the row's rent an hour (cost x tokens/s x 3600 / 1e6)
+    replicas = ceil(users / B),   fleet rent = replicas x the row's rent an hour (its devices x the sweep's price)
 
-a row that serves each user faster than asked costing less per token but no fewer devices for the same users.
+replicas of one configuration: the pick by cost per token can need more devices for those users than a slower row.
 Costs are the tables' own: decoding only (no prefill), the profiles' prices a device-hour times the devices the row
 runs on (a drafter's device included while it drafts). A speculative row's speed rests on its acceptance (alpha),
 an input: a table of several alphas mixes assumptions, which frontier_notes says.
@@ -502,7 +502,7 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
 def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
                         refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
     """Where a device's profile prices it otherwise than the sweep did (price_notes) and the table's rows, each cost
-    scaled by its rent at the profiles' prices now over its rent then (_rent_terms: the target's devices, and a
+    scaled by its rent at the profiles' prices now over its rent then (_rent_usd_per_hour: the target's devices, and a
     drafter's own), give another pick of a kind at the speed asked: that pick, one line a kind (qa415: MI300X set to
     $2.00 since, the pick still B200's at $1.15, where MI300X's is $0.97). The table's batches only: a sweep again
     prices those between. [] where no price changed, a device has none now, or the picks stay."""
@@ -517,27 +517,22 @@ def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_p
     now = {name: _price_now(name, extra_dirs) for name in names}
     if any(now[name] is None or not _is_number(then.get(name)) for name in names):
         return []  # a device without a price, now or then: price_notes says it
-    if all(math.isclose(float(now[name]), float(then[name]), rel_tol=1e-6) for name in names):
+    tolerance = 1e-6 if meta else 1e-4  # a price read off the table's costs compares loosely, as price_notes does
+    if all(math.isclose(float(now[name]), float(then[name]), rel_tol=tolerance) for name in names):
         return []
-
     from roofline.units import format_usd_per_hour
 
-    hardware = df["hardware"].astype(object).astype(str)
-    devices = (df["devices"] if "devices" in df else df["tp"]).astype(float)
-    drafter = (df["draft_hardware"].astype(object).fillna("").astype(str) if "draft_hardware" in df
-               else pd.Series("", index=df.index))
-    drafting = ((df["method"].astype(object) != "none") & (df["k"] > 0)).to_numpy()
-
-    def rent(prices: dict, with_drafter: bool) -> np.ndarray:  # the target's devices, and a drafter's own while drafting
-        own = devices.to_numpy() * hardware.map(prices).astype(float).to_numpy()
-        extra = drafter.map(lambda n: float(prices[n]) if n else 0.0).to_numpy(dtype=float)
-        return own + (extra * drafting if with_drafter else 0.0)
-
-    repriced = df.assign(**{COST: df[COST].astype(float) * rent(now, True) / rent(then, True)})
+    drafting = (df["method"].astype(object) != "none") & (df["k"] > 0)
+    as_decoded = df.assign(decoding=np.where(drafting, "speculation", "plain"))  # a drafter's device while it drafts
+    repriced = df.assign(**{COST: df[COST].astype(float) * _rent_usd_per_hour(as_decoded, now)
+                            / _rent_usd_per_hour(as_decoded, then)})
     if "baseline_" + COST in df:  # a plain point rents the target's devices alone
-        repriced["baseline_" + COST] = df["baseline_" + COST].astype(float) * rent(now, False) / rent(then, False)
+        as_plain = df.assign(decoding="plain")
+        repriced["baseline_" + COST] = (df["baseline_" + COST].astype(float) * _rent_usd_per_hour(as_plain, now)
+                                        / _rent_usd_per_hour(as_plain, then))
     again = cheapest(repriced, speed, refused)
-    changed = [(name, now[name]) for name in sorted(names) if not math.isclose(float(now[name]), float(then[name]), rel_tol=1e-6)]
+    changed = [(name, now[name]) for name in sorted(names)
+               if not math.isclose(float(now[name]), float(then[name]), rel_tol=tolerance)]
     prices = ", ".join(f"{name} ${format_usd_per_hour(float(price))}" for name, price in changed)
     notes = []
     for kind in KINDS:
@@ -886,12 +881,12 @@ def _rent_usd_per_hour(rows: pd.DataFrame, prices: dict | None = None) -> np.nda
 
 
 def _fleet_of(rows: pd.DataFrame, users: int, prices: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), the
-    dollars to a hundredth of a cent: a rent read back from a table's rounded costs and speeds differs by 1e-7 between
-    rows of one rent, which would decide ties the fewest devices should (qa417)."""
-    rent = _rent_usd_per_hour(rows, prices)
+    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), a
+    replica's rent to a hundredth of a cent before it is multiplied: one read back from a table's rounded costs and
+    speeds differs by 1e-7 between rows of one rent, which would decide ties the fewest devices should (qa417, qa419)."""
+    rent_usd_per_hour = np.round(_rent_usd_per_hour(rows, prices), 4)  # a replica's, to a hundredth of a cent first
     replicas = np.ceil(users / rows["batch"].astype(float).to_numpy())
-    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent, 4)
+    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent_usd_per_hour, 4)
 
 
 def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
@@ -932,49 +927,61 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
 
 def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
                  extra_dirs: tuple = (), meta: dict | None = None, serving: bool = False,
-                 found: dict | None = None, prices: dict | None = None) -> dict[str, list]:
-    """{kind: [the rows computed now at batches not swept that could make a cheaper fleet]}: refine's gaps (_gaps: a
-    config's batches above its largest swept one fast enough, to the next swept one or the most that fit), each swept
-    now (_reproduced, at the table's prices) where its least fleet, ceil(users / min(users, its last batch)) x the
-    config's rent, is at most the cheapest fleet found (`found`: fleet_picks' of the swept rows; qa417: 2 x 4 H100 at
-    batch 32 where 1 x 4 H200 at batch 50, between the swept 32 and 64, serves the same 50 users for 25% less; at most,
-    so a tie goes to the least cost per token, qa418); the batches below a config's smallest swept one where none of
-    its swept ones is fast enough, and a config none of whose swept batches fits, from 1 to the most that fit (qa418:
-    10 users at 60 tokens/s on 8 H200 at batch 10, the sweep's smallest batch 64); REFINE_CONFIGS_MAX sweeps a kind at
-    most, the most promising first; a config not reproduced is skipped (refine says those)."""
+                 found: dict | None = None, prices: dict | None = None) -> tuple[dict[str, list], list[str]]:
+    """({kind: [the rows computed now at batches not swept that could make a cheaper fleet]}, notes): refine's gaps
+    (_gaps: a config's batches above its largest swept one fast enough, to the next swept one or the most that fit),
+    each swept now (_reproduced, at the table's prices) where its least fleet, ceil(users / min(users, its last batch))
+    x the config's rent, is at most the cheapest fleet found (`found`: fleet_picks' of the swept rows; qa417: 2 x 4
+    H100 at batch 32 where 1 x 4 H200 at batch 50, between the swept 32 and 64, serves the same 50 users for 25% less;
+    at most, so a tie goes to the least cost per token, qa418); the batches below a config's smallest swept one where
+    none of its swept ones is fast enough, and a config none of whose swept batches fits, from 1 to the most that fit
+    (qa418: 10 users at 60 tokens/s on 8 H200 at batch 10, the sweep's smallest batch 64); REFINE_CONFIGS_MAX sweeps a
+    kind at most, the most promising first. The notes say the configs that could have been cheaper and were not swept
+    (the cap reached, or a config its profiles no longer reproduce; qa419: said nowhere)."""
     candidates = _candidates(df)
     out: dict[str, list] = {}
+    notes: list[str] = []
     for kind in KINDS:
         speculative = kind == "speculation"
         keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
         rows = candidates[candidates["decoding"] == kind]
-        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~refused_rows(rows, refused or [])]
-        best = ((found or {}).get(kind) or {}).get("usd_per_hour", math.inf)
+        rows = rows[~refused_rows(rows, refused or [])]  # a layout no engine runs is no fleet (qa419: it took a sweep)
+        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna()]
+        best_usd_per_hour = ((found or {}).get(kind) or {}).get("usd_per_hour", math.inf)
         spans = [(label, batches, place) for _, _, label, batches, place in
                  _gaps(rows, keys, usable.index, min_tokens_per_s_per_user)]
         spans += _unfitted_spans(rows, keys, usable.index, speculative)
-        gaps = []
-        for label, batches, place in spans:
-            row = rows.loc[label]
-            if place != "below" and int(row["batch"]) >= users:  # one replica of the swept batch already
-                continue
-            last = min(max(batches), users)
-            bound = float(_fleet_of(row.to_frame().T.assign(batch=last, decoding=kind), users, prices)[2][0])
-            if bound <= best:
-                gaps.append((bound, label, [b for b in batches if b <= last]))
-        gaps.sort(key=lambda g: g[0])
-        points, reading = [], {}
-        for bound, label, batches in gaps[:REFINE_CONFIGS_MAX]:
-            if bound > best:
+        spans = [(label, batches, place) for label, batches, place in spans  # one replica of the swept batch already
+                 if place == "below" or int(rows.at[label, "batch"]) < users]
+        if not spans:
+            out[kind] = []
+            continue
+        last_batches = np.array([min(max(batches), users) for _, batches, _ in spans])
+        heads = rows.loc[[label for label, _, _ in spans]].assign(batch=last_batches, decoding=kind)
+        bounds_usd_per_hour = _fleet_of(heads, users, prices)[2]  # each span's least fleet, at once (qa419)
+        order = [i for i in np.argsort(bounds_usd_per_hour, kind="stable") if bounds_usd_per_hour[i] <= best_usd_per_hour]
+        points, reading, skipped = [], {}, []
+        for n, i in enumerate(order):
+            if bounds_usd_per_hour[i] > best_usd_per_hour:
                 break
+            if n == REFINE_CONFIGS_MAX:
+                left = sum(bounds_usd_per_hour[j] <= best_usd_per_hour for j in order[n:])
+                skipped.append(f"{left} more configs' batches that could serve them for less (a fleet sweeps at most "
+                               f"{REFINE_CONFIGS_MAX} configs' batches)")
+                break
+            label, batches, _ = spans[i]
             row = rows.loc[label]
+            wanted = [b for b in batches if b <= last_batches[i]]
             if _given_in_code(row, meta):
+                skipped.append(f"{_deployment_named(row)}: a spec object given in code")
                 continue
             try:
-                now = _reproduced(row, kind, speculative, meta, sorted({*batches, int(row["batch"])}), extra_dirs, reading, serving)
-            except RooflineError:
+                now = _reproduced(row, kind, speculative, meta, sorted({*wanted, int(row["batch"])}), extra_dirs, reading, serving)
+            except RooflineError as exc:
+                skipped.append(f"{_deployment_named(row)}: {str(exc).removeprefix('sweep: ')}")
                 continue
             if now is None:
+                skipped.append(f"{_deployment_named(row)}: its swept batch {int(row['batch'])} comes out otherwise now")
                 continue
             at = now[now["batch"] == int(row["batch"])]
             scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")
@@ -983,13 +990,17 @@ def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int,
             if not len(now) or not is_finite(scale):
                 continue
             now = now.assign(**{COST: now[COST] * scale}, decoding=kind)
-            usd = _fleet_of(now, users, prices)[2]
-            i = int(np.argmin(usd))
-            if usd[i] <= best:
-                best = float(usd[i])
-                points.extend(now.iloc[j].drop(labels="decoding") for j in np.flatnonzero(usd == usd[i]))
+            fleet_usd_per_hour = _fleet_of(now, users, prices)[2]
+            j = int(np.argmin(fleet_usd_per_hour))
+            if fleet_usd_per_hour[j] <= best_usd_per_hour:
+                best_usd_per_hour = float(fleet_usd_per_hour[j])
+                points.extend(now.iloc[m].drop(labels="decoding")
+                              for m in np.flatnonzero(fleet_usd_per_hour == fleet_usd_per_hour[j]))
         out[kind] = points
-    return out
+        if skipped:
+            notes.append(f"the {kind} fleet: batches not swept that could serve these users for less were not priced: "
+                         + "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""))
+    return out, notes
 
 
 def _unfitted_spans(rows: pd.DataFrame, keys: list[str], usable: pd.Index, speculative: bool) -> list[tuple]:
@@ -999,16 +1010,14 @@ def _unfitted_spans(rows: pd.DataFrame, keys: list[str], usable: pd.Index, specu
     cap_column = "max_batch" if speculative or "baseline_max_batch" not in rows else "baseline_max_batch"
     if cap_column not in rows or not len(rows):
         return []
-    out = []
-    for _, group in rows.groupby(keys, dropna=False, sort=False, observed=True):
-        if group.index.isin(usable).any():
-            continue
-        cap = pd.to_numeric(group[cap_column], errors="coerce").max()
-        smallest = int(group["batch"].min())
-        if is_finite(cap) and 1 <= cap < smallest:
-            first = group["batch"].astype(int).idxmin()
-            out.append((first, range(1, min(int(cap), REFINE_POINTS_MAX) + 1), "below"))
-    return out
+    marked = rows.assign(_usable=rows.index.isin(usable), _cap=pd.to_numeric(rows[cap_column], errors="coerce"),
+                         _batch=rows["batch"].astype(int))
+    groups = marked.groupby(keys, dropna=False, sort=False, observed=True)  # one row a config, at once (qa419)
+    configs = groups.agg(usable=("_usable", "any"), cap=("_cap", "max"), smallest=("_batch", "min"),
+                         first=("_batch", "idxmin"))
+    kept = configs[~configs["usable"] & (configs["cap"] >= 1) & (configs["cap"] < configs["smallest"])]
+    return [(first, range(1, min(int(cap), REFINE_POINTS_MAX) + 1), "below")
+            for first, cap in zip(kept["first"], kept["cap"])]
 
 
 def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, meta: dict | None = None,
@@ -1039,12 +1048,22 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
     fleet = None
     if users is not None and speed is not None:
         extra = {kind: [r["row"]] for kind, r in refined.items()}
-        prices = (meta or {}).get("price_usd_per_hour")  # the sweep's: a fleet's rent exact (qa418)
+        # the sweep's prices: a fleet's rent exact (qa418), else as the table's plain costs give them (qa419)
+        prices = (meta or {}).get("price_usd_per_hour") or swept_prices(df)
         fleet = fleet_picks(df, speed, users, refused, extra, prices)
         if refine_batches:  # the batches a fleet needs between the swept ones (qa417), where they could be cheaper
-            more = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet, prices)
+            more, skipped = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet, prices)
             fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS},
                                 prices)
+            notes += skipped
+        for kind, f in fleet.items():  # the per-token pick (or its point computed now) for the same users (qa419: the
+            # text priced it from the table's rounded costs)
+            point = (refined.get(kind) or {}).get("row")
+            pick = point if point is not None else (picks or {}).get(kind)
+            if f is not None and pick is not None:
+                replicas, devices, usd_per_hour = _fleet_of(pick.to_frame().T.assign(decoding=kind), users, prices)
+                f["pick"] = {"row": pick, "replicas": int(replicas[0]), "devices": int(devices[0]),
+                             "usd_per_hour": float(usd_per_hour[0])}
         # what is said of a pick, said of a fleet's row where it is another point (qa418: SGLang's cap of 48 sequences
         # said of the pick's batch 1,024, not of the fleet's 300)
         said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}

@@ -10,3 +10,4 @@ DEGREE_MAX = 4096        # a parallel degree (tp, dp_attention, ep, pp): beyond 
 GPUS_MAX = 65536         # devices of one deployment (a measurement's gpus)
 DRAFT_VOCAB_MAX = 10**7  # rows of an EAGLE head's reduced vocabulary
 TREE_NODES_MAX = 4096    # draft nodes of a speculation tree
+USERS_MAX = 1_000_000_000  # users a fleet is sized for (cheapest --users, roofline.cheapest's users)

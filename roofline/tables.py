@@ -3,7 +3,6 @@ at the edge, never in the physics."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from roofline.hardware import peak_unit
@@ -1502,14 +1501,16 @@ def varied_dtypes(df) -> set[str]:
             if c in df and df[c].astype(str).nunique() > 1}
 
 
-def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontier, varied: set[str], draft: str | None,
-                 how: str, overlap: bool | None) -> list[str]:
+def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: set[str], draft: str | None,
+                 how: str, overlap: bool | None, computed: bool = True) -> list[str]:
     """cheapest --users: the cheapest fleet of each kind for `users` sequences at once at `min_speed` or faster
-    (frontier.fleet_picks), its replicas, devices and dollars an hour, and where the pick by cost per token above
-    (`picks`: each kind's, a point computed now where there is one) needs another fleet, what that one costs."""
-    lines = [f"cheapest fleet for {users:,} {'user' if users == 1 else 'users'} at once at {min_speed:,.7g} tokens/s per user "
-             "or faster (replicas of one configuration, ceil(users / batch), each renting its devices all the time; at the "
-             "swept batches and those a fleet needs, computed now; USD an hour):"]
+    (frontier.fleet_picks), its replicas, devices and dollars an hour, and where the pick by cost per token (its
+    `pick`, priced by frontier.answer as the fleet is) needs a dearer fleet for the same users, that one; `computed`:
+    batches between the swept ones were swept for it (not where --where chose the batches)."""
+    users_text = f"{users:,} {'user' if users == 1 else 'users'}"
+    where = "swept batches and those a fleet needs, computed now" if computed else "swept batches alone (--where chose them)"
+    lines = [f"cheapest fleet for {users_text} at once at {min_speed:,.7g} tokens/s per user or faster (replicas of one "
+             f"configuration, ceil(users / batch), each renting its devices all the time; at the {where}; USD an hour):"]
     for kind in ("plain", "speculation"):
         f = fleet.get(kind)
         if f is None:
@@ -1519,17 +1520,14 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, picks: dict, frontie
         lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
                      f"{'replica' if f['replicas'] == 1 else 'replicas'}, {_devices(f['devices'])}, each: "
                      + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap)
-                     + (f" (the replica runs the {users:,} {'user' if users == 1 else 'users'}, fewer than this batch: faster "
-                        "and dearer a token than this row)" if users < int(row["batch"]) else ""))  # (qa418)
-        pick = picks.get(kind)
-        if pick is not None and not _same_point(pick, row):
-            replicas = math.ceil(users / float(pick["batch"]))
-            rent = float(pick["cost_usd_per_million_tokens"]) * _throughput(pick) * 3600.0 / 1e6
-            devices = replicas * (int(pick.get("devices", pick["tp"])) + (1 if kind == "speculation" and _drafter(pick) else 0))
-            lines.append(f"  {'':<12} the pick by cost per token above ({format_significant(pick['tokens_per_s_per_user'])} "
-                         f"tokens/s per user) needs {replicas:,} {'replica' if replicas == 1 else 'replicas'} of "
-                         f"batch {int(pick['batch']):,}, {_devices(devices)}, ${_usd_per_hour(replicas * rent)} an hour "
-                         "for these users")
+                     + (f" (the replica runs the {users_text}, fewer than this batch: faster and dearer a token than "
+                        "this row)" if users < int(row["batch"]) else ""))  # (qa418)
+        pick = f.get("pick")
+        if pick is not None and (pick["usd_per_hour"], pick["devices"]) != (f["usd_per_hour"], f["devices"]):
+            lines.append(f"  {'':<12} the pick by cost per token above ({format_significant(pick['row']['tokens_per_s_per_user'])} "
+                         f"tokens/s per user) needs {pick['replicas']:,} {'replica' if pick['replicas'] == 1 else 'replicas'} "
+                         f"of batch {int(pick['row']['batch']):,}, {_devices(pick['devices'])}, "
+                         f"${_usd_per_hour(pick['usd_per_hour'])} an hour for these users")
     if fleet.get("plain") is not None and fleet.get("speculation") is not None:
         lines.append(f"  speculation costs {_ratio(fleet['speculation']['usd_per_hour'] / fleet['plain']['usd_per_hour'])}x "
                      "plain decoding's for these users")
@@ -1541,22 +1539,9 @@ def _devices(n: int) -> str:
     return f"{n:,} device" + ("" if n == 1 else "s")
 
 
-def _usd_per_hour(usd: float) -> str:
+def _usd_per_hour(usd_per_hour: float) -> str:
     """Dollars an hour to the cent: 136.80, 1,234.56."""
-    return f"{usd:,.2f}"
-
-
-def _throughput(row) -> float:
-    """A row's tokens/s (its batch's), the throughput its cost per token is of."""
-    value = row.get("tokens_per_s")
-    return float(value) if _is_number(value) else float(row["tokens_per_s_per_user"]) * float(row["batch"])
-
-
-def _same_point(a, b) -> bool:
-    """Whether two rows are one point: the same config, batch and speculation."""
-    keys = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
-            "shared_prefix", "batch", "context", "method", "draft_hardware", "k", "alpha")
-    return all(str(a.get(k)) == str(b.get(k)) for k in keys)
+    return f"{usd_per_hour:,.2f}"
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
@@ -1641,7 +1626,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
                    draft: str | None = None, kind_rows: dict | None = None, selected: bool = False,
                    how: str = "", overlap: bool | None = None, request: dict | None = None,
-                   fleet: dict | None = None, users: int | None = None) -> str:
+                   fleet: dict | None = None, users: int | None = None, fleet_computed: bool = True) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
@@ -1651,7 +1636,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     rows of each kind (`selected`: the rows --where chose); `unpriced`: refine left gaps that could win unpriced, so no
     ratio with the points computed now is given; `request`: a request's table ({prompt, output_len, serving}: speeds
     and costs a serving benchmark's where `serving`, else steady decoding's beside serving columns it could rank by);
-    `fleet` (frontier.fleet_picks) the cheapest fleet of each kind for `users` at once, after the picks."""
+    `fleet` (frontier.fleet_picks) the cheapest fleet of each kind for `users` at once, after the picks
+    (`fleet_computed`: with the batches it needs between the swept ones computed)."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
     lines = []
@@ -1700,7 +1686,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                          "this speed, with the points computed now" + mixed)
         lines.append("")
         if fleet is not None and users is not None:
-            lines += _fleet_lines(fleet, users, min_speed, exact, frontier, varied, draft, how, overlap) + [""]
+            lines += _fleet_lines(fleet, users, min_speed, frontier, varied, draft, how, overlap, fleet_computed) + [""]
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
         said = _speeds_text(request)  # (qa383: 'speeds and costs: steady decoding: speeds and costs count ...')

@@ -2035,7 +2035,12 @@ def test_the_fleet_lines_and_ranking_by_hand():
                (80, 3.0, True, "none", 0, None, 10),    # rent 8.64 $/h
                (55, 4.0, True, "none", 0, None, 50))    # rent 39.6 $/h
     df["tokens_per_s"] = df["tokens_per_s_per_user"] * df["batch"]
-    fleet, picks = fleet_picks(df, 50, 1000), cheapest(df, 50)
+    from roofline.frontier import answer
+
+    got = answer(df, 50, users=1000, refine_batches=False)  # the fleets, each with its per-token pick priced
+    fleet, picks = got["fleet"], got["picks"]
+    assert {k: f["usd_per_hour"] for k, f in fleet.items()} == {k: f["usd_per_hour"] for k, f in fleet_picks(df, 50, 1000).items()}
+    assert fleet["speculation"]["pick"]["usd_per_hour"] == 720.0 and fleet["speculation"]["pick"]["devices"] == 50
     text = frontier_table(cost_frontier(df), [], picks, 50, fleet=fleet, users=1000)
     lines = text.splitlines()
     spec = next(i for i, x in enumerate(lines) if x.startswith("  speculation  $") and "an hour" in x)
@@ -2045,7 +2050,7 @@ def test_the_fleet_lines_and_ranking_by_hand():
     plain = next(i for i, x in enumerate(lines) if x.startswith("  plain        $") and "an hour" in x)
     assert "20 replicas, 20 devices" in lines[plain] and "the pick by cost" in lines[plain + 1]  # per token: batch 10
     assert "  speculation costs 0.327x plain decoding's for these users" in lines  # 259.20 / 792
-    one = frontier_table(cost_frontier(df), [], picks, 50, fleet=fleet_picks(df, 50, 20), users=20)
+    one = frontier_table(cost_frontier(df), [], picks, 50, fleet=answer(df, 50, users=20, refine_batches=False)["fleet"], users=20)
     assert "1 replica, 1 device, each" in one and "the pick by cost per token" not in one  # each pick is its fleet
     at = _rows((50, 1.0, True, "none", 0, None, 10))  # exactly the speed asked: it reaches it
     at["tokens_per_s"] = 500.0
@@ -2132,3 +2137,48 @@ def test_what_is_said_of_a_pick_is_said_of_a_fleet_row_that_is_another_point(tmp
     batch = int(re.search(r"sglang, batch (\d+),", fleet).group(1))
     assert code == 0 and batch > 256, fleet
     assert f"note: the speculation fleet: batch {batch} while speculating under sglang: it runs at most 48 sequences" in out
+
+
+@pytest.mark.slow
+def test_a_fleet_is_priced_exactly_without_its_scenario_json_and_says_what_it_did_not_sweep(tmp_path, roofline, monkeypatch):
+    """qa419: results.csv copied out of its folder priced a fleet from its rounded costs ($50,000,002.30 for 16,666,667
+    x $3); --where batch=... said batches 'computed now' that were not; a cap on the configs swept for a fleet left
+    cheaper ones unswept in silence."""
+    import shutil
+
+    from roofline import frontier
+
+    _swept(tmp_path, roofline, "name: rf\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4]\n"
+           "axes:\n  batch: [16, 32, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    (tmp_path / "lone").mkdir()
+    shutil.copy(tmp_path / "sw" / "results.csv", tmp_path / "lone" / "results.csv")
+    code, out, err = roofline("cheapest", tmp_path / "lone" / "results.csv", "--min-tokens-per-user", "30",
+                              "--users", "1000000000")
+    lines = [x for x in out.splitlines() if "an hour," in x and x.startswith("  ")]
+    for line in lines:  # each an exact multiple of its devices' price: $3.00 or $4.50 a device-hour
+        usd = float(re.search(r"\$([\d,]+\.\d\d) an hour", line).group(1).replace(",", ""))
+        devices = int(re.search(r"([\d,]+) devices", line).group(1).replace(",", ""))
+        assert usd in (devices * 3.0, devices * 4.5), line
+    assert code == 0 and lines, out
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100", "--users", "50", "--where", "batch=32")
+    assert code == 0 and "at the swept batches alone (--where chose them)" in out and "computed now" not in out.split("cheapest fleet")[1]
+    monkeypatch.setattr(frontier, "REFINE_CONFIGS_MAX", 0)
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100", "--users", "50")
+    assert code == 0 and ("note: the speculation fleet: batches not swept that could serve these users for less were not "
+                          "priced: ") in out and "configs' batches that could serve them for less" in out, out
+
+
+def test_a_repriced_pick_counts_a_drafters_device():
+    """qa419: no test priced a drafter's device anew. Swept with the L4 at $5.00 a device-hour, its profile's $0.75
+    now: the row drafting on it costs 1.1 x (3 + 0.75) / (3 + 5) = $0.516 a million tokens, below the row drafting on
+    the H100 ($1.00), so the pick at the prices now is it; counted without the drafter it would stay $1.10."""
+    from roofline.frontier import repriced_pick_notes
+
+    df = _rows((60, 1.0, True, "eagle", 3, 0.8, 8), (60, 1.1, True, "draft", 3, 0.8, 8))
+    df["draft_hardware"] = ["", "l4"]
+    meta = {"price_usd_per_hour": {"h100-sxm": 3.0, "l4": 5.0}}
+    notes = repriced_pick_notes(df, cheapest(df, 50), 50, meta=meta)
+    assert len(notes) == 1 and notes[0].startswith("at the profiles' prices now (l4 $0.75 a device-hour), the speculation "
+                                                   "pick of the table's rows would be m on h100-sxm x 1 (tp 1), vllm, "
+                                                   "batch 8, draft k 3 at $0.516 per million tokens"), notes
+    assert repriced_pick_notes(df, cheapest(df, 50), 50, meta={"price_usd_per_hour": {"h100-sxm": 3.0, "l4": 0.75}}) == []
