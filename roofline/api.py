@@ -1315,7 +1315,8 @@ def cheapest(table: pd.DataFrame, min_tokens_per_user: float | None = None, *, s
     a speed): also the cheapest fleet of each kind for that many users at once, as `roofline cheapest --users` gives it.
 
     Returns {'frontier': DataFrame, 'picks': {'plain': row or None, 'speculation': row or None} (None without a speed),
-    'fleet': {kind: {'row', 'replicas', 'devices', 'usd_per_hour'} or None} (None without users),
+    'fleet': {kind: {'row', 'replicas', 'devices', 'usd_per_hour', 'pick': the per-token pick's own for the same users}
+    or None} (None without users),
     'refined': {kind: {'row': a point between the swept batches or None, 'place', 'notes'}} (both kinds), 'notes': the
     lines under cheapest's table (a kind no row reaches among them), 'table': the rows ranked, 'refused': the layouts, methods and drafts left out (what no engine
     runs), 'unchecked': the profiles not on the search path to check them by}; rows are pandas Series of the table's

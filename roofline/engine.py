@@ -427,7 +427,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T.
     `kernels`, where given, gets the collectives each term prices, one kernel each (an eager pass's launches: its
     latencies counted, qa328), under the same names; `messages` the bytes of each tp all-reduce, M = B_a q h a
-    (allreduce_time_s: what a reader checks by hand)."""
+    (allreduce_time_s: what a reader checks by hand), and where vLLM's sequence-parallel MoE runs, how its one more
+    collective a MoE layer is priced and how many ("sequence_parallel_moe": ('reduce_scatter' | 'all_gather', layers))."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     gathered = gathered_tokens(b, q, dep, padded)  # each group's buffer padded to the busiest's (qa144)
