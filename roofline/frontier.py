@@ -499,50 +499,81 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
     return notes
 
 
-def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
-                        refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
-    """Where a device's profile prices it otherwise than the sweep did (price_notes) and the table's rows, each cost
-    scaled by its rent at the profiles' prices now over its rent then (_rent_usd_per_hour: the target's devices, and a
-    drafter's own), give another pick of a kind at the speed asked: that pick, one line a kind (qa415: MI300X set to
-    $2.00 since, the pick still B200's at $1.15, where MI300X's is $0.97). The table's batches only: a sweep again
-    prices those between. [] where no price changed, a device has none now, or the picks stay."""
-    speed = min_tokens_per_s_per_user
-    if not picks or speed is None:
-        return []
+def repriced(df: pd.DataFrame, meta: dict | None = None, extra_dirs: tuple = ()) -> tuple | None:
+    """(the table's rows with each cost scaled by its rent at the profiles' prices now over its rent then, the prices
+    now, '(NAME $P, ... a device-hour)' of those changed) where a device's profile prices it otherwise than the sweep
+    did (price_notes; _rent_usd_per_hour: the target's devices, and a drafter's own while it drafts); None where no
+    price changed, or a device has none now or then (price_notes says it)."""
+    from roofline.units import format_usd_per_hour
+
     then = (meta or {}).get("price_usd_per_hour") if meta else swept_prices(df)
     if not isinstance(then, dict) or not then:
-        return []
+        return None
     names = {str(v) for column in ("hardware", "draft_hardware") if column in df
              for v in df[column].astype(object).dropna().unique() if str(v)}
     now = {name: _price_now(name, extra_dirs) for name in names}
     if any(now[name] is None or not _is_number(then.get(name)) for name in names):
-        return []  # a device without a price, now or then: price_notes says it
+        return None
     tolerance = 1e-6 if meta else 1e-4  # a price read off the table's costs compares loosely, as price_notes does
-    if all(math.isclose(float(now[name]), float(then[name]), rel_tol=tolerance) for name in names):
-        return []
-    from roofline.units import format_usd_per_hour
-
+    changed = [name for name in sorted(names) if not math.isclose(float(now[name]), float(then[name]), rel_tol=tolerance)]
+    if not changed:
+        return None
     drafting = (df["method"].astype(object) != "none") & (df["k"] > 0)
     as_decoded = df.assign(decoding=np.where(drafting, "speculation", "plain"))  # a drafter's device while it drafts
-    repriced = df.assign(**{COST: df[COST].astype(float) * _rent_usd_per_hour(as_decoded, now)
-                            / _rent_usd_per_hour(as_decoded, then)})
+    out = df.assign(**{COST: df[COST].astype(float) * _rent_usd_per_hour(as_decoded, now)
+                       / _rent_usd_per_hour(as_decoded, then)})
     if "baseline_" + COST in df:  # a plain point rents the target's devices alone
         as_plain = df.assign(decoding="plain")
-        repriced["baseline_" + COST] = (df["baseline_" + COST].astype(float) * _rent_usd_per_hour(as_plain, now)
-                                        / _rent_usd_per_hour(as_plain, then))
-    again = cheapest(repriced, speed, refused)
-    changed = [(name, now[name]) for name in sorted(names)
-               if not math.isclose(float(now[name]), float(then[name]), rel_tol=tolerance)]
-    prices = ", ".join(f"{name} ${format_usd_per_hour(float(price))}" for name, price in changed)
+        out["baseline_" + COST] = (df["baseline_" + COST].astype(float) * _rent_usd_per_hour(as_plain, now)
+                                   / _rent_usd_per_hour(as_plain, then))
+    said = ", ".join(f"{name} ${format_usd_per_hour(float(now[name]))}" for name in changed)
+    return out, now, f"({said} a device-hour)"
+
+
+def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
+                        refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
+    """Where the table's rows repriced at the profiles' prices now (repriced) give another pick of a kind at the speed
+    asked, that pick, one line a kind (qa415: MI300X set to $2.00 since, the pick still B200's at $1.15, where MI300X's
+    is $0.97). The table's batches only: a sweep again prices those between. [] where no price changed, a device has
+    none now, or the picks stay."""
+    speed = min_tokens_per_s_per_user
+    if not picks or speed is None:
+        return []
+    got = repriced(df, meta, extra_dirs)
+    if got is None:
+        return []
+    table, now, prices = got
+    again = cheapest(table, speed, refused)
     notes = []
     for kind in KINDS:
         old, new = picks.get(kind), again.get(kind)
         if new is None or (old is not None and _row_named(old) == _row_named(new)):
             continue
-        notes.append(f"at the profiles' prices now ({prices} a device-hour), the {kind} pick of the table's rows would be "
+        notes.append(f"at the profiles' prices now {prices}, the {kind} pick of the table's rows would be "
                      f"{_row_named(new)} at ${format_significant(float(new[COST]))} per million tokens "
                      f"({format_significant(float(new[SPEED]))} tokens/s per user; the table's costs repriced: a sweep again "
                      "prices the batches between)")
+    return notes
+
+
+def repriced_fleet_notes(df: pd.DataFrame, fleet: dict, min_tokens_per_s_per_user: float, users: int,
+                         refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
+    """repriced_pick_notes' of the fleets of cheapest --users: where the table's rows repriced at the profiles' prices
+    now give another fleet of a kind, that one (qa420: plain 8 H100 for $24 an hour said, where at H200's price now one
+    8-H200 replica serves the 300 users for $16); the table's batches only."""
+    got = repriced(df, meta, extra_dirs)
+    if got is None:
+        return []
+    table, now, prices = got
+    notes = []
+    for kind, f in fleet_picks(table, min_tokens_per_s_per_user, users, refused, prices=now).items():
+        old = fleet.get(kind)
+        if f is None or (old is not None and (old["usd_per_hour"], old["devices"]) == (f["usd_per_hour"], f["devices"])
+                         and _row_named(old["row"]) == _row_named(f["row"])):
+            continue
+        notes.append(f"at the profiles' prices now {prices}, the {kind} fleet of the table's rows would be "
+                     f"{f['replicas']:,} x {_row_named(f['row'])}, {f['devices']:,} device{'' if f['devices'] == 1 else 's'}, "
+                     f"${f['usd_per_hour']:,.2f} an hour (a sweep again prices the batches between)")
     return notes
 
 
@@ -1070,6 +1101,7 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
         rows = {kind: f["row"] for kind, f in fleet.items() if f is not None}
         new = pick_note_kinds(rows, extra_dirs, meta) if rows else {}
         notes += said_of({note: kinds for note, kinds in new.items() if not set(kinds) <= set(said.get(note, ()))}, "fleet")
+        notes += repriced_fleet_notes(df, fleet, speed, users, refused, meta, extra_dirs)
     return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 

@@ -2108,6 +2108,17 @@ def test_a_price_changed_since_the_sweep_gives_the_pick_at_the_price_now(tmp_pat
             assert f"on {pick['hardware']} x 4 (tp 4), vllm, batch {int(pick['batch'])}" in line, (line, pick)
             assert f"at ${format_significant(pick['cost_usd_per_million_tokens'])} per million tokens" in line, (line, pick)
     assert any("the plain pick" in x for x in said)
+    # qa420: the fleets of --users too, against the fleets a sweep at the prices now gives (its swept batches alone)
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30", "--users", "100")
+    fleets = [x for x in out.splitlines() if "at the profiles' prices now (mi300x-cloud $2.00 a device-hour)" in x
+              and " fleet of the table's rows would be " in x]
+    again = api.cheapest(table, 30, users=100, between_batches=False)["fleet"]
+    assert code == 0 and fleets, out
+    for line in fleets:
+        kind = "plain" if "the plain fleet" in line else "speculation"
+        f = again[kind]
+        assert (f"would be {f['replicas']:,} x " in line and f"on {f['row']['hardware']} x 4 (tp 4), vllm, batch "
+                f"{int(f['row']['batch'])}" in line and f"${f['usd_per_hour']:,.2f} an hour" in line), (line, f)
 
 
 @pytest.mark.slow
