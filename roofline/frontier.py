@@ -530,12 +530,16 @@ def repriced(df: pd.DataFrame, meta: dict | None = None, extra_dirs: tuple = ())
     return out, now, f"({said} a device-hour)"
 
 
+PRICE_MOVE_SAID = 0.01  # a pick that stays at the prices now is said where its cost moves more than this share
+
+
 def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
                         refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
     """Where the table's rows repriced at the profiles' prices now (repriced) give another pick of a kind at the speed
     asked, that pick, one line a kind (qa415: MI300X set to $2.00 since, the pick still B200's at $1.15, where MI300X's
-    is $0.97). The table's batches only: a sweep again prices those between. [] where no price changed, a device has
-    none now, or the picks stay."""
+    is $0.97), or where the pick stays and its cost moves over PRICE_MOVE_SAID, its cost now. The table's batches only:
+    a sweep again prices those between. [] where no price changed, a device has none now, or the picks and their costs
+    stay."""
     speed = min_tokens_per_s_per_user
     if not picks or speed is None:
         return []
@@ -547,7 +551,14 @@ def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_p
     notes = []
     for kind in KINDS:
         old, new = picks.get(kind), again.get(kind)
-        if new is None or (old is not None and _row_named(old) == _row_named(new)):
+        if new is None:
+            continue
+        if old is not None and _row_named(old) == _row_named(new):  # the same pick: its cost, where it moves (qa420:
+            # an L4 drafter from $0.75 to $20 a device-hour left the pick and put its cost 2.5x up, unsaid)
+            if not math.isclose(float(new[COST]), float(old[COST]), rel_tol=PRICE_MOVE_SAID):
+                notes.append(f"at the profiles' prices now {prices}, the {kind} pick stays, at "
+                             f"${format_significant(float(new[COST]))} per million tokens (the table's "
+                             f"${format_significant(float(old[COST]))})")
             continue
         notes.append(f"at the profiles' prices now {prices}, the {kind} pick of the table's rows would be "
                      f"{_row_named(new)} at ${format_significant(float(new[COST]))} per million tokens "
