@@ -572,6 +572,8 @@ def repriced_fleet_notes(df: pd.DataFrame, fleet: dict, min_tokens_per_s_per_use
     """repriced_pick_notes' of the fleets of cheapest --users: where the table's rows repriced at the profiles' prices
     now give another fleet of a kind, that one (qa420: plain 8 H100 for $24 an hour said, where at H200's price now one
     8-H200 replica serves the 300 users for $16); the table's batches only."""
+    from roofline.tables import _devices, _usd_per_hour
+
     got = repriced(df, meta, extra_dirs)
     if got is None:
         return []
@@ -583,8 +585,8 @@ def repriced_fleet_notes(df: pd.DataFrame, fleet: dict, min_tokens_per_s_per_use
                          and _row_named(old["row"]) == _row_named(f["row"])):
             continue
         notes.append(f"at the profiles' prices now {prices}, the {kind} fleet of the table's rows would be "
-                     f"{f['replicas']:,} x {_row_named(f['row'])}, {f['devices']:,} device{'' if f['devices'] == 1 else 's'}, "
-                     f"${f['usd_per_hour']:,.2f} an hour (a sweep again prices the batches between)")
+                     f"{f['replicas']:,} x {_row_named(f['row'])}, {_devices(f['devices'])}, "
+                     f"${_usd_per_hour(f['usd_per_hour'])} an hour (a sweep again prices the batches between)")
     return notes
 
 
@@ -1915,17 +1917,14 @@ def speed_sensitivity_note(df: pd.DataFrame, picks: dict | None, min_tokens_per_
     low, high = min(at), max(at)
     moves = {kind: float(at[high][kind][COST]) / float(at[low][kind][COST]) for kind in KINDS}
     kind = max(moves, key=lambda k: moves[k])
-    said = ", ".join(f"{_ratio_text(r)}x at {format_significant(s)}" + (" (asked)" if s == speed else "")
+    from roofline.tables import _ratio
+
+    said = ", ".join(f"{_ratio(r)}x at {format_significant(s)}" + (" (asked)" if s == speed else "")
                      for s, r in sorted(ratios.items()))
     return (f"the speculation-to-plain cost ratio moves steeply with the speed asked (the swept rows' picks): {said} "
-            f"tokens/s per user; {kind} decoding's cheapest cost changes {_ratio_text(moves[kind])}x from {format_significant(low)} "
+            f"tokens/s per user; {kind} decoding's cheapest cost changes {_ratio(moves[kind])}x from {format_significant(low)} "
             f"to {format_significant(high)} (its cheap rows' speeds crowd near the one asked): read the ratio at the speed "
             "you need, not at this one alone")
-
-
-def _ratio_text(ratio: float) -> str:
-    """A cost ratio to three significant digits: 0.0419, 1.24."""
-    return f"{ratio:#.3g}".rstrip(".")
 
 
 def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
