@@ -860,13 +860,15 @@ def plot(
 
 
 def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False,
-                    found: dict | None = None) -> None:
+                    found: dict | None = None, fleet: dict | None = None, users: int | None = None) -> None:
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
     the answer printed); into a sweep's own folder, so a later sweep --force may replace it. `ranked_by`: `serving`
     where the speed and cost columns are a serving benchmark's (--serving: frontier.serving_view), else `decoding`.
     `found`: each kind's point computed now between the swept batches, which the command answers with: a row of its
     own, `computed_now` true, and `answer` marks the row answered with of each kind (qa399: a plan exported from the
-    file took the dearer swept pick, the printed answer absent)."""
+    file took the dearer swept pick, the printed answer absent). `fleet` (--users: frontier.answer's): each kind's
+    fleet row a row of its own, `fleet` true, and its fleet_replicas, fleet_devices, fleet_usd_per_hour for
+    fleet_users, which each answer row carries too, for the same users (qa418: the fleet was in the text alone)."""
     import pandas as pd
 
     from roofline.frontier import as_written, devices_in_use
@@ -885,6 +887,8 @@ def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, servin
         now = now.assign(**{c: None for c in ("best_k", "break_even_batch", "break_even_at_memory_limit",
                                               "break_even_at_last_batch") if c in now})
         frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
+    if fleet is not None:
+        frontier = _with_fleet(frontier, fleet, users)
     frontier = as_written(frontier).assign(devices_in_use=devices_in_use(frontier),  # qa268: a drafter's own device too
                                            ranked_by="serving" if serving else "decoding")
     from roofline.outputs import csv_bytes
@@ -894,12 +898,36 @@ def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, servin
     typer.echo(str(out))
 
 
+def _with_fleet(frontier, fleet: dict, users: int):
+    """_write_frontier's rows and each kind's fleet row appended (`fleet` true, `computed_now` where the fleet computed
+    its batch), the fleet_* columns on those and on each answer row (the per-token pick's fleet, f['pick'])."""
+    import numpy as np
+    import pandas as pd
+
+    sizes = ("replicas", "devices", "usd_per_hour")
+    frontier = frontier.assign(fleet=False, fleet_users=np.nan, **{f"fleet_{n}": np.nan for n in sizes})
+    rows = []
+    for kind, f in fleet.items():
+        if f is None:
+            continue
+        pick = f.get("pick")
+        at = (frontier["decoding"] == kind) & frontier["answer"].astype(bool)
+        if pick is not None and at.any():
+            frontier.loc[at, ["fleet_users", *(f"fleet_{n}" for n in sizes)]] = [users, *(pick[n] for n in sizes)]
+        rows.append(f["row"].to_frame().T.assign(decoding=kind, pick=False, answer=False, computed_now=f["computed_now"],
+                                                 fleet=True, fleet_users=users, **{f"fleet_{n}": f[n] for n in sizes}))
+    if rows:
+        now = pd.concat(rows, ignore_index=True)
+        frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
+    return frontier.astype({"fleet_users": "Int64", "fleet_replicas": "Int64", "fleet_devices": "Int64"})
+
+
 @app.command()
 def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*; the --users fleet is in the text and in roofline.cheapest's answer, not in this file).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's; `ranked_by` says whether it was ranked by decoding's speeds and costs or, with --serving, by a serving benchmark's, written beside them as serving_*; with --users, each kind's fleet is a row of its own, `fleet` true, with fleet_replicas, fleet_devices and fleet_usd_per_hour for fleet_users, which each answer row carries too).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
     serving: Annotated[bool, typer.Option("--serving", help="Rank by what a serving benchmark reads: the time per output token and the cost with the other requests' prefills (a sweep of a scenario with prompt and output_len: its serving columns).")] = False,
     users: Annotated[Optional[int], typer.Option(min=1, max=USERS_MAX, help="With --min-tokens-per-user: also the cheapest fleet that serves this many users at once at that speed, replicas of one configuration, of every row and the batches between the swept ones it needs (the pick by cost per token can need more devices for these users than a slower row): replicas = ceil(users / batch), their devices and USD an hour.")] = None,
@@ -972,7 +1000,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force, serving
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
     if out is not None:
-        _write_frontier(out, frontier, picks, force, serving, found)
+        _write_frontier(out, frontier, picks, force, serving, found, got["fleet"], users)
     reached = any(row is not None for row in (picks or {}).values()) or bool(found)
     if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it' exited 0 (--out: the frontier, no pick)
         raise typer.Exit(1)

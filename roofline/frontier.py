@@ -939,7 +939,7 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
     decodes `users` sequences at once, each at least `min_tokens_per_s_per_user` tokens/s, of the reachable rows
     (_reachable: fitting, priced, loading; every one, not the frontier's alone) and of `extra`'s points ({kind: [rows
     computed at batches not swept]}: refine's, refine_fleet's), each fleet {'row', 'replicas', 'devices',
-    'usd_per_hour'}:
+    'usd_per_hour', 'computed_now' (its row one of `extra`'s, not the table's)}:
 
         replicas = ceil(users / B)      devices = replicas x devices_in_use      usd_per_hour = replicas x rent
 
@@ -952,8 +952,10 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
     for kind in KINDS:
         r = rows[(rows["decoding"] == kind) & (rows[SPEED] >= min_tokens_per_s_per_user)]
         points = [p for p in (extra or {}).get(kind) or [] if p is not None and float(p[SPEED]) >= min_tokens_per_s_per_user]
+        computed_now = np.zeros(len(r), dtype=bool)
         if points:
             r = pd.concat([r, *(p.to_frame().T.assign(decoding=kind) for p in points)], ignore_index=True)
+            computed_now = np.r_[computed_now, np.ones(len(points), dtype=bool)]
         if not len(r):
             out[kind] = None
             continue
@@ -965,7 +967,8 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
         i = int(np.lexsort((r[COST].astype(float).to_numpy(), devices, np.where(usable, usd, np.inf)))[0])
         row = r.iloc[i].copy()
         row["layout"] = _layout(row)
-        out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(usd[i])}
+        out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(usd[i]),
+                     "computed_now": bool(computed_now[i])}
     return out
 
 

@@ -1992,6 +1992,40 @@ def test_cheapest_users_prints_the_fleet_and_what_the_per_token_pick_would_need(
         api.cheapest(pd.read_csv(tmp_path / "sw" / "results.csv"), users=1000)
 
 
+@pytest.mark.slow
+def test_cheapest_out_writes_each_kinds_fleet_and_the_answers_fleet(tmp_path, roofline):
+    """qa418: --out wrote the frontier and its picks, the --users fleet in the text alone. Each kind's fleet is a row of
+    its own (fleet true) with its replicas, devices and rent for the users, as the API answers; each answer row carries
+    what it needs for the same users; without --users no fleet column."""
+    import json
+
+    import roofline as api
+
+    _swept(tmp_path, roofline, "name: f\nhardware: [h100-sxm, a100-sxm-80gb]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+           "axes:\n  batch: [8, 16, 32, 64, 128]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--users", "1000",
+                            "--out", tmp_path / "f.csv")
+    assert code == 0, err
+    written = pd.read_csv(tmp_path / "f.csv")
+    table = pd.read_csv(tmp_path / "sw" / "results.csv")
+    table.attrs["scenario"] = json.loads((tmp_path / "sw" / "scenario.json").read_text())
+    got = api.cheapest(table, 60, users=1000)["fleet"]
+    fleets = written[written["fleet"]]
+    assert sorted(fleets["decoding"]) == ["plain", "speculation"]
+    for kind in ("plain", "speculation"):
+        f, row = got[kind], fleets[fleets["decoding"] == kind].iloc[0]
+        assert (row["batch"], row["hardware"], row["k"]) == (f["row"]["batch"], f["row"]["hardware"], f["row"]["k"])
+        assert (row["fleet_users"], row["fleet_replicas"], row["fleet_devices"]) == (1000, f["replicas"], f["devices"])
+        assert row["fleet_usd_per_hour"] == pytest.approx(f["usd_per_hour"]) and row["computed_now"] == f["computed_now"]
+        answer = written[written["answer"] & (written["decoding"] == kind)].iloc[0]
+        assert (answer["fleet_replicas"], answer["fleet_usd_per_hour"]) == (f["pick"]["replicas"],
+                                                                          pytest.approx(f["pick"]["usd_per_hour"]))
+        assert not row["pick"] and not row["answer"]
+    assert written.loc[~written["fleet"] & ~written["answer"], "fleet_replicas"].isna().all()
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "g.csv")
+    assert code == 0 and not any(c.startswith("fleet") for c in pd.read_csv(tmp_path / "g.csv").columns), err
+
+
 def test_a_ratio_that_moves_steeply_with_the_speed_asked_is_said_with_its_neighbours():
     """qa415: 'speculation costs 0.0419x plain decoding's' at 30 tokens/s per user, where plain decoding's cheap rows
     sat at 28.8-29.9: 0.102x at 28.5 and 0.0373x at 31.5, unsaid. Hand-made rows: plain reaches 30 only at $10, 28.5
