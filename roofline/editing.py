@@ -49,6 +49,8 @@ from roofline.profiles import (
     PROFILE_SUFFIXES,
     a_kind,
     builtin_dir,
+    builtin_folder_of,
+    builtin_shadowed,
     check_not_shadowing,
     check_profile_name,
     find_profile,
@@ -59,6 +61,7 @@ from roofline.profiles import (
     profile_paths,
     read_yaml,
     resolve_name,
+    shadowed_paths,
     user_dir,
 )
 from roofline.units import parse_quantity, unit_kind
@@ -1067,7 +1070,8 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
                   if not own else "; the notes there are of the values it was made from" if own == {"source"}
                   else "; the source there is of the values it was made from")
         warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
-             f"from to the file's notes (roofline {group} edit {Path(where).stem}{origin})")
+             f"from to the file's notes (roofline {group} edit {Path(where).stem}"
+             f"{' --force' if builtin_folder_of(Path(where)) else ''}{origin})")  # a built-in's (qa422)
     made = _made_from(text)
     if "source" in written and made and "source" not in already:  # (removed: said by _removed_note; once replaced, the
         # text is the user's own: qa316)
@@ -1148,6 +1152,21 @@ def _paired_peak_note(kind: str, before, after, set_here: set[str], where: str) 
                 warn(f"{where}: peak_flops.{kept} is still {format_si(new[kept], peak_unit(kept), digits)}, equal to {given}'s "
                      f"before this edit set {given} to {format_si(new[given], peak_unit(given), digits)}: set peak_flops.{kept} too "
                      f"(or remove it: {kept} then computes on another dtype's peak)")
+
+
+DEVICE_FIELDS = ("memory", "memory_bandwidth", "peak_flops")  # what makes a copy another device, not another rental
+
+
+def _kept_price_note(kind: str, source_spec, written: set[str], set_here: set[str], where: str, made: str) -> None:
+    """A hardware copy given another device's memory, bandwidth or peaks that kept its source's price is said: `cheapest`
+    ranks devices by it, and the source's notes speak for the other device's rental (qa422: acme-x1 at H100's $3.00,
+    called a 'rental quote whose sources hw show gives')."""
+    if kind != "hardware" or source_spec is None or "price" in set_here or source_spec.price_usd_per_hour is None:
+        return
+    if any(f == d or f.startswith(d + ".") for f in written for d in DEVICE_FIELDS):
+        warn(f"{where}: price: still {made}'s {source_spec.price_usd_per_hour:,.2f} USD/h, that device's rental, though "
+             f"this copy's memory, bandwidth or peaks are another device's: set its own (roofline hw set "
+             f"{Path(where).stem} 'price=... USD/h'); cheapest ranks devices by it")
 
 
 def _validated_quietly(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None, lines: bool = False):
@@ -1332,7 +1351,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     header = [SCHEMA_COMMENTS[kind]] if kind in SCHEMA_COMMENTS and folder.resolve() == builtin_dir(kind).resolve() else []
 
     display = comment_line(doc.get("display_name", name))
-    command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
+    command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",  # (qa422: a shadowing copy's
+                        *(["--force"] if builtin_shadowed(kind, target) else []),  # command ran without --force)
                         *(comment_line(f"--set {shlex.quote(a)}") for a in assignments)])
     words = "values and description" if kind == "scenario" else "values, source, notes"  # a scenario has no source
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
@@ -1361,6 +1381,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     source_spec = _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem)
     _sparse_peak_note(kind, source_spec, spec, set_here, str(target))
     _paired_peak_note(kind, source_spec, spec, set_here, str(target))
+    _kept_price_note(kind, source_spec, written, set_here, str(target), source.stem)
     _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before, tuple(inherited))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _shares_by_devices_kept(kind, doc, set_here, str(target))
@@ -1615,28 +1636,47 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     return "\n".join([*lines[:made + 1], line, *lines[made + 1:]])
 
 
-def _parent_data(kind: str, text: str, extra_dirs: tuple = ()) -> Mapping | None:
-    """The parsed profile a copy (its header's MADE_FROM) was made from, None for a file that is no copy or whose
-    source no longer loads."""
+def _parent_text(kind: str, text: str, path: Path | None = None, extra_dirs: tuple = ()) -> str | None:
+    """The text of the profile a copy (its header's MADE_FROM) was made from: the file that name finds, or, where that
+    is the copy itself (a copy of a built-in under the built-in's name, shadowing it), the file it shadows (qa422: an
+    H100 copy at a price of its own compared a price set back with itself, and kept it 'set by hand'); None for a
+    file that is no copy or whose source no longer loads."""
     made = _made_from(text)
     if not made:
         return None
     try:
-        data = load_yaml_text(read_text(find_profile(kind, made, extra_dirs)), made)
+        found = [find_profile(kind, made, extra_dirs), *shadowed_paths(kind, made, extra_dirs)]
+        own = path.resolve() if path is not None else None
+        return next((read_text(f) for f in found if f.resolve() != own), None)
     except (RooflineError, OSError):
+        return None
+
+
+def _parent_data(kind: str, text: str, path: Path | None = None, extra_dirs: tuple = (),
+                 parent: str | None = None) -> Mapping | None:
+    """The parsed profile a copy was made from (`parent`, its text, else _parent_text's), None where there is none."""
+    parent = parent if parent is not None else _parent_text(kind, text, path, extra_dirs)
+    try:
+        data = load_yaml_text(parent, _made_from(text)) if parent is not None else None
+    except RooflineError:
         return None
     return data if isinstance(data, Mapping) else None
 
 
-def _restored_fields(kind: str, text: str, pairs: list, written: set[str], extra_dirs: tuple = ()) -> set[str]:
+def _restored_fields(kind: str, text: str, pairs: list, written: set[str], path: Path | None = None,
+                     extra_dirs: tuple = ()) -> set[str]:
     """The fields of a copy (its header's MADE_FROM names the profile it was made from) that `set` gives that
     profile's value again: no longer set by hand (qa358: the header kept listing them), where that profile still
-    loads."""
-    parent_data = _parent_data(kind, text, extra_dirs)
+    loads and the value is not one set by hand there too (qa422: $3.50 an hour, an H100 copy's own price, given to a
+    copy made from H100 went unflagged)."""
+    parent_text = _parent_text(kind, text, path, extra_dirs)
+    parent_data = _parent_data(kind, text, parent=parent_text) if parent_text is not None else None
     if parent_data is None:
         return set()
     parent, data = _leaves(parent_data), load_yaml_text(text, "the copy") or {}
+    theirs = set(hand_set_fields(parent_text))
     return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None  # a list as _leaves
+            and ".".join(keys) not in theirs
             and _same_leaves(parent, _leaf_path(data, ".".join(keys)),  # holds it (qa363)
                              tuple(value) if isinstance(value, list) else value)}
 
@@ -1666,10 +1706,10 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made or "",
                                                 set_here, str(doc["description"]))
     restored = _restored_fields(kind, unix, pairs, {".".join(keys) for keys, value in pairs if value is not None}
-                                - unchanged, extra_dirs)  # given the value of the profile it was made from again: not
-    _unfit(kind, doc, set_here - restored)  # set by hand, nor a number without a source; the fit's again
+                                - unchanged, path, extra_dirs)  # given the value of the profile it was made from
+    _unfit(kind, doc, set_here - restored)  # again: not set by hand, nor a number without a source; the fit's again
     if kind == "engine" and restored:
-        _refit(doc, restored, _parent_data(kind, unix, extra_dirs) or {})
+        _refit(doc, restored, _parent_data(kind, unix, path, extra_dirs) or {})
     _price_set_by_hand(kind, doc, set_here)
     graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []
     shown = str(doc.get("display_name", ""))  # a copy's name that says eager follows graphs set since (qa340: stale)

@@ -335,6 +335,10 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
         named = [axis for axis in by if len({key[by.index(axis)] for key in keys}) > 1]
         notes.append(f"first {most} of {len(keys)} panels ({' x '.join(_axis_name(axis) for axis in named) or 'hardware'})")
         keys = keys[:most]
+    unordered = meta.get("table_order")  # the panels kept, in the table's order again (qa421: the headline's context
+    if headline_first and isinstance(unordered, pd.DataFrame) and set(by) <= set(unordered.columns):  # first read
+        order = {key: i for i, key in enumerate(unordered[list(by)].drop_duplicates().itertuples(index=False, name=None))}
+        keys = sorted(keys, key=lambda key: order.get(key, len(order)))  # 128k, 4k, 16k, 64k)
     return by, keys, ", ".join(notes)
 
 
@@ -1793,7 +1797,9 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if not _any_fit(df) or df["batch"].nunique() < 2:
         return None
     fig, panels, models, note, meta, speculate, alphas, alpha_note, color, dots, depth = _batch_line_frames(df, meta)
-    best_name = depth or "best k"
+    swept_k = sorted(df["k"].unique()) if "k" in df else []
+    one_k = not depth and len(swept_k) == 1  # qa421: 'best k' said of the one k swept
+    best_name = depth or (f"k = {int(swept_k[0])}" if one_k else "best k")
     on_base = []  # the alphas drawn at a best k of 0 somewhere: on the no-speculation line there, hidden (qa400)
     for ax, sub, fit, base in _fitting_panels(panels):
         best = _ranked_points(fit)
@@ -1814,7 +1820,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if (~sub["fits_in_memory"].astype(bool)).any():
             _shade_memory_limit(ax, *_memory_limits(sub, fit if speculate else base, base))
     _shared_legend(fig, [ax for ax, _ in panels])
-    what = (f"Throughput vs batch size, with speculation ({best_name}{'' if meta.get('tree_nodes') else ' per point'}) and "
+    what = (f"Throughput vs batch size, with speculation ({best_name}{'' if meta.get('tree_nodes') or one_k else ' per point'}) and "
             "without") if speculate else \
         "Throughput vs batch size (no speculation)"
     hidden = (f"{', '.join(_alpha_label(a, meta) for a in on_base)} on the no-speculation line where {best_name} is 0 "

@@ -619,6 +619,7 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     df, meta = drafting_rows(df, meta)
     drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)] if "method" in df else df.iloc[0:0]
     if len(drafting):  # the headline point's config first, where the figure keeps one of several: its context, method
+        unordered = df
         top = drafting.loc[drafting["speedup"].idxmax()]  # (qa188: the prose spoke of n-gram, the figure of the draft
         # model; qa256: of context 8k, the figure drew 2k only), dtypes, drafter's device, prefix and layout (qa371:
         # the headline's 3.15x at ep 8, the figure's tp 8 alone and 2.92x)
@@ -629,7 +630,8 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             if columns:
                 first = (df[columns].astype(str) == top[columns].astype(str)).all(axis=1)
                 df = pd.concat([df[first], df[~first]])
-        meta = {**meta, "headline_first": True}  # kept where any panel fits it (plots._panels; qa415)
+        # kept where any panel fits it (plots._panels; qa415), the panels kept drawn in the table's order (qa421)
+        meta = {**meta, "headline_first": True, "table_order": unordered}
     cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch, its axes' labels about 3 (qa349: four
     # panels of three cells ran their x labels into each other); a line plot's panel about 3.2
     for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, max(0.3 * cells + 1.2, 3.0), 0.8), (_plot_throughput, 3.2, 2.0),

@@ -149,8 +149,9 @@ def predict_table(point: dict) -> str:
                      f"micro-batch's round trip (every layer, the embedding and the LM head once) and min(batch, {lay['pp']}) "
                      "passes of this stage")
     latencies = any(op.get("kernel_latency_s") for op in p["operators"].values())  # qa286: 'memory' of a row mostly latency
-    lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}" + (f"{'latencies':>10}" if latencies else "")
-              + f"{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
+    # each cell after a space of its own (qa421: '4.6e+09 s 100.0%5.24e+04 EFLOP' at absurd sizes)
+    lines += [f"  {'operator':<16} {'dtype':>5} {'time':>9} {'share':>7}" + (f" {'latencies':>9}" if latencies else "")
+              + f" {'FLOPs':>13} {'bytes':>11} {'FLOP/B':>8}  bound"]
     total = sum(op["time_s"] for op in p["operators"].values()) or 1.0  # shares of the pass the rows describe
     padded_rows = []
     for name, op in p["operators"].items():
@@ -159,9 +160,9 @@ def predict_table(point: dict) -> str:
         if op["bytes"] and padded > op["flops"] * (1 + 1e-9):
             padded_rows.append(f"{name} {padded / op['bytes']:.1f}")
         lines.append(
-            f"  {name:<16}{op.get('weight_dtype') or '':>6}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
-            + (f"{format_seconds(op.get('kernel_latency_s', 0.0)):>10}" if latencies else "")
-            + f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
+            f"  {name:<16} {op.get('weight_dtype') or '':>5} {format_seconds(op['time_s']):>9} {op['time_s'] / total:>7.1%}"
+            + (f" {format_seconds(op.get('kernel_latency_s', 0.0)):>9}" if latencies else "")
+            + f" {format_si(op['flops'], 'FLOP'):>13} {format_si(op['bytes'], 'B'):>11} {intensity:>8.1f}  {op['bound']}"
             # against its own dtype's ridge where that is not the headline's (qa302: attention's 228 FLOP/B 'compute'
             # under a headline ridge of fp8's 354, its dtype cell blank: bf16's 194 said only in the header)
             + (f" ({op['compute_dtype']}'s ridge)" if op.get("compute_dtype") not in (None, p["ridge_point_dtype"]) else "")
@@ -961,8 +962,8 @@ def _attention_label(m) -> str:
 def model_list(specs: list) -> str:
     """`roofline models list`: parameters, active parameters, KV bytes per token in bf16 at a 4k and a 128k context
     (the whole context's KV over its tokens: windows, compression and indexer keys applied)."""
-    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV per token':>13}{'':>10}  attention",  # billions, not
-             f"{'':<20}{'billions':>10}{'billions':>10}{'4k context':>13}{'128k':>10}"]  # bytes (qa403: 671.03B)
+    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV per token, bf16':>23}  attention",  # billions, not bytes
+             f"{'':<20}{'billions':>10}{'billions':>10}{'4k context':>13}{'128k':>10}"]  # (qa403: 671.03B; qa421: bf16)
     for m in specs:
         kinds = "+".join(sorted({g.kind for g in m.groups}))
         lines.append(

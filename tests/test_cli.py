@@ -122,7 +122,7 @@ def test_hw_and_models_commands_list_and_show():
     assert "ratio 4 reads <= 512 indexer 64 heads x 128, state 81,920 B a layer and sequence" in shown
     assert "ratio 128, state 524,288 B a layer and sequence" in shown and "sliding window 128, state" not in shown
     lines = run("models", "list").output.splitlines()
-    assert "KV per token" in lines[0] and "4k context" in lines[1] and "128k" in lines[1]  # qa140: at which context
+    assert "KV per token, bf16" in lines[0] and "4k context" in lines[1] and "128k" in lines[1]  # qa140: at which context
     listed = {line.split()[0]: line for line in lines[2:]}
     assert listed["llama-2-7b"].endswith("mha full") and listed["llama-3.1-8b"].endswith("gqa full")  # qa101: MHA read gqa
     assert "billions" in lines[1] and listed["llama-3.1-8b"].split()[1] == "8.03"  # qa403: not '8.03B' beside KiB

@@ -2104,6 +2104,55 @@ def test_a_copys_field_set_back_to_its_sources_value_is_no_longer_listed_as_set_
     assert hand_set_fields(early.read_text()) == []
 
 
+def test_a_shadowing_copy_is_compared_with_what_it_shadows_and_a_hand_set_value_is_no_source(tmp_path):
+    """qa422: an H100 copy under H100's own name, priced $3.50, given the built-in's $3.00 back kept 'set by hand'
+    (compared with itself); and a copy made from H100 given that copy's $3.50, a price set by hand there, was taken
+    as restored: no warning, off the header."""
+    import warnings
+
+    from roofline.editing import hand_set_fields, new_profile, set_fields
+
+    acme = new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=tmp_path)  # $3.00
+    shadow = new_profile("hardware", "h100-sxm", "h100-sxm", ["price=3.50 USD/h"], out_dir=tmp_path, force=True)
+    assert hand_set_fields(shadow.read_text()) == ["price"] and "new h100-sxm --from h100-sxm --force --set" in shadow.read_text()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        set_fields("hardware", "acme-x1", ["price=3.50 USD/h"], (tmp_path,))
+    assert hand_set_fields(acme.read_text()) == ["memory_bandwidth", "price"]
+    assert any("price set with no source" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    set_fields("hardware", "h100-sxm", ["price=3.00 USD/h"], (tmp_path,))  # the built-in's sourced value
+    assert hand_set_fields(shadow.read_text()) == []
+    from roofline.editing import _unsourced_note
+    from roofline.profiles import builtin_dir
+
+    builtin = builtin_dir("hardware") / "a10g.yaml"  # `hw set a10g ... --force` pointed to `hw edit a10g`, refused
+    with warnings.catch_warnings(record=True) as caught:  # without --force
+        warnings.simplefilter("always")
+        _unsourced_note("hardware", {"price"}, {"price"}, builtin.read_text(), str(builtin))
+    assert [str(w.message) for w in caught][0].endswith("(roofline hw edit a10g --force)")
+
+
+def test_a_copy_made_another_device_that_keeps_its_sources_price_is_told(tmp_path):
+    """qa422: `hw new acme-x1 --from h100-sxm` with its own bandwidth and peaks kept H100's $3.00 an hour in silence,
+    which cheapest then ranked it by, as a 'rental quote whose sources hw show gives'."""
+    import warnings
+
+    from roofline.editing import new_profile
+
+    def said(name, assignments):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            new_profile("hardware", name, "h100-sxm", assignments, out_dir=tmp_path)
+        return [str(w.message) for w in caught if "price: still" in str(w.message)]
+
+    assert said("acme-x1", ["memory_bandwidth=3.2 TB/s", "peak_flops.fp8=1600 TFLOP/s"]) == [
+        f"{tmp_path / 'acme-x1.yaml'}: price: still h100-sxm's 3.00 USD/h, that device's rental, though this copy's memory, "
+        "bandwidth or peaks are another device's: set its own (roofline hw set acme-x1 'price=... USD/h'); cheapest ranks "
+        "devices by it"]
+    assert said("acme-x2", ["memory_bandwidth=3.2 TB/s", "price=4 USD/h"]) == []  # its own price
+    assert said("h100-cheap", ["price=2 USD/h"]) == [] and said("h100-eff", ["efficiency.memory=0.8"]) == []  # H100 still
+
+
 def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_back_restores_it(tmp_path):
     """qa353: `engines set` left "off under EAGLE in these releases" beside prefix_cached_speculating: true."""
     from roofline.editing import set_fields

@@ -466,6 +466,16 @@ def test_best_k_and_throughput_keep_the_points_whose_best_k_is_0(k0):
     assert np.allclose(np.asarray(g.get_ydata())[2:], base["baseline_tokens_per_s"].to_numpy()[2:])
 
 
+def test_throughput_names_the_one_k_swept_not_a_best_k():
+    """qa421: a sweep of k = 3 alone labelled its lines 'best k' and titled them 'best k per point'."""
+    df, ops, meta = _meta_of({**SMALL, "axes": {**SMALL["axes"], "k": [3]}})
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "α = 0.6, k = 3" in labels and not any("best k" in x for x in labels) and "best k" not in title, (labels, title)
+    assert "with speculation (k = 3) and without" in title, title
+
+
 def test_step_time_fades_and_hollows_the_passes_that_do_not_fit():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
     fits = df.groupby("batch")["fits_in_memory"].any()
@@ -639,7 +649,7 @@ def test_a_tree_sweep_without_a_best_depth_draws_its_heatmap_and_speculative_thr
     assert np.allclose(image.get_array().compressed(), df.sort_values("batch").loc[fits, "speedup"])
     fig = _figure("throughput_vs_batch", df, ops, META)
     (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
-    (spec,) = [line for line in ax.get_lines() if "best k" in line.get_label()]
+    (spec,) = [line for line in ax.get_lines() if line.get_label().endswith(", k = 3")]  # its one k (qa421: 'best k')
     assert np.asarray(spec.get_xdata()).tolist() == df.loc[df["fits_in_memory"], "batch"].tolist()
     df, ops, meta = _meta_of(tree)  # with the tree in the meta, its k axis is named as its depth
     fig = _figure("throughput_vs_batch", df, ops, meta)
@@ -1791,6 +1801,21 @@ def test_a_layout_left_out_is_said_with_the_devices_it_does_not_fit_and_a_headli
     one = pd.DataFrame([(hw, "x", 1024, tp) for tp in (1, 2, 4) for hw in "a"], columns=["hardware", "model", "context", "tp"])
     assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), list(one.itertuples(index=False, name=None)),
                                 (3,), ("tp",), [(1,)], set()) == "TP 1 left out (no point of it fits)"
+
+
+def test_a_headline_put_first_keeps_the_tables_order_where_every_panel_is_drawn():
+    """qa421: a report's long-context figure drew its panels 128k, 4k, 16k, 64k: the headline point's context, put
+    first so that a figure keeping one context keeps it, stayed first where all four were drawn."""
+    table = pd.DataFrame([("h200", "x", context) for context in (4096, 16384, 65536, 131072)],
+                         columns=["hardware", "model", "context"]).assign(fits_in_memory=True)
+    first = pd.concat([table.iloc[[3]], table.iloc[:3]])  # as report_figures._report_generic reorders
+    meta = {"headline_first": True, "table_order": table}
+    by, keys, note = plots._panels(first, ("hardware", "model", "context"), meta)
+    assert [key[by.index("context")] for key in keys] == [4096, 16384, 65536, 131072] and note == ""
+    wide = pd.concat([table.assign(hardware=hw) for hw in ("a", "b", "c")], ignore_index=True)  # 12 panels: one context
+    first = pd.concat([wide[wide["context"] == 131072], wide[wide["context"] != 131072]])
+    by, keys, note = plots._panels(first, ("hardware", "model", "context"), {**meta, "table_order": wide})
+    assert {key[by.index("context")] for key in keys} == {131072} and note == "context 128k only", (keys, note)
 
 
 @pytest.mark.slow
