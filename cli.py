@@ -774,8 +774,9 @@ def sweep(
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
-    if plots and not summary["plots_skipped"] and not_drawn(summary["files"], sc.prompt is not None):
-        typer.echo(not_drawn(summary["files"], sc.prompt is not None))
+    contexts = len(sc.axes.get("context", ())) > 1
+    if plots and not summary["plots_skipped"] and not_drawn(summary["files"], sc.prompt is not None, contexts):
+        typer.echo(not_drawn(summary["files"], sc.prompt is not None, contexts))
     if plots and not summary["plots_skipped"]:
         from roofline.plot_jobs import MAX_PANELS
 
@@ -837,7 +838,14 @@ def plot(
     but for the roofline figure's context and verify pass: operators.csv holds the first context swept only (a sweep
     with another context first draws it there) and the largest k swept's verify pass (said where --where asks another k).
     """
-    from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table, table_gives_request
+    from roofline.plot_jobs import (
+        PLOT_NAMES,
+        early_or_new,
+        not_drawn,
+        plot_from_table,
+        table_gives_request,
+        table_sweeps_contexts,
+    )
     from roofline.yamlio import check_text_table
 
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
@@ -854,7 +862,7 @@ def plot(
             raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:
         typer.echo(str(path))
-    missing = not_drawn(paths, table_gives_request(table))
+    missing = not_drawn(paths, table_gives_request(table), table_sweeps_contexts(table))
     if missing:
         typer.echo(missing)
 

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it 
     import pandas as pd
 
 PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch",
-              "serving_vs_batch")
+              "serving_vs_batch", "speedup_vs_context")
 PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter returns None otherwise): `not_drawn` says so
     "roofline": ("the operator table beside the results, operators.csv as `sweep --out` writes it (a report's tables "
                  "have none), with rows of the selection: it holds the first context swept"),  # (qa202)
@@ -56,16 +56,19 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "pareto": "two batch sizes and a point that fits in memory",
     "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",
     "serving_vs_batch": "two batch sizes and a point that fits in memory (and a request's serving_* columns)",
+    "speedup_vs_context": "a speculative method with k > 0, two contexts and a point that fits in memory",
 }
 REQUEST_PLOTS = ("serving_vs_batch",)  # drawn only for a scenario that gives a request: not missed where none does
+CONTEXT_PLOTS = ("speedup_vs_context",)  # drawn only for a table of two contexts or more: not missed where it has one
 
 
-def not_drawn(paths, request: bool = False) -> str:
+def not_drawn(paths, request: bool = False, contexts: bool = False) -> str:
     """'not drawn: NAME (needs ...), ...' for the standard plots missing from `paths` (files written), else ''; the
-    figures of a request (REQUEST_PLOTS) only where the table gives one (`request`): elsewhere they were not asked for."""
+    figures of a request (REQUEST_PLOTS) only where the table gives one (`request`), those against the context
+    (CONTEXT_PLOTS) only where it sweeps two contexts or more (`contexts`): elsewhere they were not asked for."""
     drawn = {Path(p).stem for p in paths}
     missing = [f"{name} (needs {PLOT_NEEDS[name]})" for name in PLOT_NAMES
-               if name not in drawn and (request or name not in REQUEST_PLOTS)]
+               if name not in drawn and (request or name not in REQUEST_PLOTS) and (contexts or name not in CONTEXT_PLOTS)]
     return "not drawn: " + "; ".join(missing) if missing else ""
 
 
@@ -82,6 +85,23 @@ def table_gives_request(table: Path) -> bool:
     else:
         names = list(pd.read_csv(path, nrows=0).columns)
     return "serving_time_per_output_token_s" in names
+
+
+def table_sweeps_contexts(table: Path) -> bool:
+    """Whether the results table of `table` (a sweep folder or its results file) holds two contexts or more, read from
+    its context column alone."""
+    import pandas as pd
+
+    path = _locate(Path(table))
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        column = pq.read_table(path, columns=["context"]).column("context").to_pandas()
+    else:
+        column = pd.read_csv(path, usecols=["context"])["context"]
+    return column.nunique() > 1
+
+
 FORMATS = ("png", "svg")
 REQUIRED_COLUMNS = (
     "hardware", "model", "method", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s",

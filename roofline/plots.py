@@ -16,6 +16,8 @@ and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
     best_k_vs_batch      the throughput-best k vs batch, one line per alpha
     serving_vs_batch     a serving benchmark's time per output token vs batch, for the scenario's request (prompt,
                          output_len; drawn only then): per alpha at the k of least TPOT, and without speculation
+    speedup_vs_context   speedup vs context at the best k of each point, one line per batch (up to five), at the
+                         middle alpha swept (drawn only where two contexts or more are swept)
 
 Several (hardware, model, context) in a table become small multiples, at most six panels, or a whole grid
 of up to eight (hardware, model) (beyond that one context only, then one model only where hardware x model
@@ -975,11 +977,12 @@ def _join(*notes: str) -> str:
 
 
 def _panel_frames(df: pd.DataFrame, meta: dict, fitting: pd.DataFrame | None = None,
-                  **figure_kw) -> tuple[Figure, list, list[str], str, dict]:
-    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`, `fitting` the rows that count as
-    a point that fits there), each titled (wrapped to the panel's width, `_wrap_panel_title`): returns the figure,
-    [(axes, that panel's rows)], the models shown, the subset note and the meta of what is drawn (`_shown_meta`)."""
-    by, keys, note = _panels(df, ("hardware", "model", "context"), meta, fitting=fitting)
+                  panel_by: tuple[str, ...] = ("hardware", "model", "context"), **figure_kw) -> tuple[Figure, list, list[str], str, dict]:
+    """A figure with one panel per (hardware, model, context) of `df` (`panel_by`: (hardware, model) where the context
+    is the x axis; see `_panels`, `fitting` the rows that count as a point that fits there), each titled (wrapped to the
+    panel's width, `_wrap_panel_title`): returns the figure, [(axes, that panel's rows)], the models shown, the subset
+    note and the meta of what is drawn (`_shown_meta`)."""
+    by, keys, note = _panels(df, panel_by, meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
@@ -987,7 +990,7 @@ def _panel_frames(df: pd.DataFrame, meta: dict, fitting: pd.DataFrame | None = N
     for ax, key in zip(axes, keys):
         _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1, said))
         panels.append((ax, _panel_rows(df, by, key)))
-    return fig, panels, models, note, _drawn_meta(meta, by, keys, 3)
+    return fig, panels, models, note, _drawn_meta(meta, by, keys, len(panel_by))
 
 
 def _drawn_meta(meta: dict, by: tuple, keys: list[tuple], grid: int) -> dict:
@@ -1829,6 +1832,59 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     return fig
 
 
+CONTEXT_LINE_BATCHES = 5  # batches speedup_vs_context draws a line each for, at most (spread over the swept ones)
+
+
+def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """Speedup over plain decoding vs context, at the best k of each point, one line per batch (at most
+    CONTEXT_LINE_BATCHES, spread over the swept batches where speculation fits), at one alpha (the middle one swept;
+    the heatmap has them all): how a long context moves speculation's gain, a batch's line ending where it no longer
+    fits in memory. Panels per (hardware, model), the context on the x axis. Needs a speculative method with k > 0,
+    two contexts and a point that fits (qa421: a context sweep answered 'does speculation still pay at 128k' from
+    results.csv alone)."""
+    if (meta.get("method", "none") == "none" or "context" not in df or df["context"].nunique() < 2
+            or not (df["k"] > 0).any() or not _any_fit(df)):
+        return None
+    alphas = alpha_values(df["alpha"])
+    alpha = alphas[(len(alphas) - 1) // 2] if alphas[-1] == alphas[-1] else alphas[-1]  # a tree's (NaN) alone
+    drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0) & same_alpha(df["alpha"], alpha)]
+    if drafting.empty:
+        return None
+    swept = sorted(drafting["batch"].unique())
+    batches = [swept[i] for i in np.unique(np.round(np.linspace(0, len(swept) - 1, min(CONTEXT_LINE_BATCHES, len(swept))))
+                                                  .astype(int))]
+    color = {b: colormaps["viridis"](0.85 * i / max(len(batches) - 1, 1)) for i, b in enumerate(batches)}
+    drawn = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]  # a panel holds a point where speculation fits
+    fig, panels, models, note, meta = _panel_frames(df, meta, fitting=drawn, panel_by=("hardware", "model"), legend_in=2.0,
+                                                    share_y=True)
+    for ax, sub, fit, _ in _fitting_panels(panels):
+        at = fit[same_alpha(fit["alpha"], alpha)]
+        best = _ranked_points(at).drop_duplicates(["context", "batch"])
+        drafts = at.loc[at["k"] > 0, ["context", "batch"]].drop_duplicates()  # a point where no k >= 1 fits ends its
+        best = best.merge(drafts, on=["context", "batch"])  # line; one whose best k is 0 sits at 1 (speculation off)
+        for b in batches:
+            g = best[best["batch"] == b].sort_values("context")
+            if len(g):
+                ax.plot(g["context"], g["speedup"], "o-", color=color[b], ms=3.5, lw=1.5, label=f"batch {int(b):,}")
+                off = g[g["k"] == 0]  # best k 0: speculation does not pay there, drawn hollow at 1
+                ax.plot(off["context"], off["speedup"], "o", color=color[b], mfc="white", ms=5, ls="")
+        if (best["k"] == 0).any():
+            ax.plot([], [], "o", color="0.3", mfc="white", ms=5, ls="", label="best k 0: speculation\ndoes not pay (off)")
+        ax.axhline(1.0, color="k", ls=":", lw=1.0, label="speedup 1 (break-even)")
+        _log2_axis(ax, sub["context"])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
+        ax.set_xlabel("context (tokens in each sequence's KV cache)")
+        ax.set_ylabel("speedup over plain decoding (×)")
+    _shared_legend(fig, [ax for ax, _ in panels])
+    others = (f", the {'lower' if len(alphas) == 2 else 'middle'} of {len(alphas)} swept (speedup_heatmap has each)"
+              if len(alphas) > 1 else "")
+    fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "")
+    _title(fig, "Speedup vs context, best k per point\n"
+                f"{_alpha_label(alpha, meta).replace(' ', NBSP)}{others}; a batch's line ends where it no longer fits in "
+                "memory", meta, models, fig_note)
+    return fig
+
+
 SPEEDUP_ROW_GID = "roofline-serving-speedups"  # the serving figure's row of speedups at each panel's foot
 
 
@@ -2100,7 +2156,7 @@ def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[
 PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
     "roofline": _plot_roofline, "step_time_vs_tokens": _plot_step_time, "speedup_heatmap": _plot_speedup_heatmap,
     "throughput_vs_batch": _plot_throughput, "pareto": _plot_pareto, "best_k_vs_batch": _plot_best_k,
-    "serving_vs_batch": _plot_serving,
+    "serving_vs_batch": _plot_serving, "speedup_vs_context": _plot_speedup_vs_context,
 }
 
 

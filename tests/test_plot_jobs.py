@@ -149,6 +149,9 @@ def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(ro
     from roofline.plot_jobs import PLOT_NAMES, PLOT_NEEDS, not_drawn
 
     assert tuple(PLOT_NEEDS) == PLOT_NAMES and not_drawn([f"x/{n}.png" for n in PLOT_NAMES]) == ""
+    drawn = [f"x/{n}.png" for n in PLOT_NAMES if n != "speedup_vs_context"]  # a figure against the context is missed
+    assert not_drawn(drawn) == "" and "speedup_vs_context (needs a speculative method with k > 0, two contexts" in (
+        not_drawn(drawn, contexts=True))  # only where the table sweeps two contexts or more
     code, out, _ = roofline("sweep", "flops-vs-time", "--out", tmp_path / "fvt")  # one batch size: no step-time curve
     assert code == 0 and out.rstrip().splitlines()[-1] == (
         "not drawn: step_time_vs_tokens (needs two batch sizes); throughput_vs_batch (needs two batch sizes and a point "

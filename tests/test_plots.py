@@ -476,6 +476,40 @@ def test_throughput_names_the_one_k_swept_not_a_best_k():
     assert "with speculation (k = 3) and without" in title, title
 
 
+def test_speedup_vs_context_draws_each_batchs_best_speedup_until_it_no_longer_fits():
+    """qa421: a context sweep had no figure against the context. One line per batch at the middle alpha, each point the
+    table's best-k speedup, ending where no k >= 1 fits; a best k of 0 drawn hollow at 1; one context: not drawn."""
+    data = {**SMALL, "model": "llama-3.1-70b", "tp": 8, "method": "draft", "draft": "llama-3.2-1b",
+            "axes": {"batch": [1, 16, 64, 256, 512], "context": [1024, 8192, 32768], "k": [0, 2, 4],
+                     "alpha": [0.3, 0.6, 0.9]}}
+    df, ops, meta = _meta_of(data)
+    fig = _figure("speedup_vs_context", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "α\u00a0=\u00a00.6, the middle of 3 swept" in title, title
+    best = df[(df["k"] == df["best_k"]) & (df["alpha"] == 0.6)]
+    drafting = df[(df["k"] > 0) & df["fits_in_memory"] & (df["alpha"] == 0.6)]
+    lines = {line.get_label(): line for line in ax.get_lines() if line.get_label().startswith("batch")}
+    assert list(lines) == ["batch 1", "batch 16", "batch 64", "batch 256", "batch 512"]
+    for b, line in ((int(label.split()[1]), line) for label, line in lines.items()):
+        want = best[(best["batch"] == b) & best["context"].isin(drafting.loc[drafting["batch"] == b, "context"])]
+        want = want.sort_values("context")
+        assert np.asarray(line.get_xdata()).tolist() == want["context"].tolist(), b
+        assert np.allclose(line.get_ydata(), want["speedup"]), b
+    assert len(lines["batch 512"].get_xdata()) < 3  # batch 512 at 32k does not fit: its line ends before
+    low, _, _ = _meta_of({**data, "axes": {**data["axes"], "alpha": [0.3]}})
+    off = low[(low["k"] == low["best_k"]) & (low["best_k"] == 0) & low["fits_in_memory"]]
+    assert len(off)  # speculation does not pay somewhere: hollow markers at 1, said in the legend
+    fig = _figure("speedup_vs_context", low, ops, {**meta, "axes": {**meta["axes"], "alpha": [0.3]}})
+    (ax,) = _panel_axes(fig)
+    hollow = [line for line in ax.get_lines() if line.get_marker() == "o" and line.get_markerfacecolor() == "white"
+              and len(line.get_xdata())]
+    assert sum(len(line.get_xdata()) for line in hollow) >= 1
+    assert any("speculation\ndoes not pay" in line.get_label() for line in ax.get_lines())
+    one = df[df["context"] == 1024]
+    assert PLOTTERS["speedup_vs_context"](one, ops, meta) is None
+
+
 def test_step_time_fades_and_hollows_the_passes_that_do_not_fit():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
     fits = df.groupby("batch")["fits_in_memory"].any()
