@@ -398,7 +398,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         raise field_error(where, key, "a number, a list or a range {start, stop, num or step, log}", spec)
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
         top = float(values.max())
-        raise field_error(where, key, f"values <= {AXIS_MAX[name]:g}", int(top) if top.is_integer() else top)  # 100, not 100.0
+        raise field_error(where, key, f"values <= {AXIS_MAX[name]:,}",  # 1,000,000,000 as predict says it (qa421: 1e+09)
+                          int(top) if top.is_integer() and top < 1e15 else top)  # as written: 100, not 100.0
     if integer:
         if isinstance(spec, list) and any(float(v) != int(v) for v in values):
             raise field_error(where, key, "whole numbers", spec)
