@@ -50,7 +50,15 @@ from roofline.engine import (
 from roofline.errors import MISSING, RooflineError, RooflineWarning, check_flag, field_error, said_as, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
-from roofline.layout import OPERATOR_CLASS, deployment, dp_spelling_note, group_note, main_gemm_dtype, shard_note
+from roofline.layout import (
+    OPERATOR_CLASS,
+    deployment,
+    dp_spelling_note,
+    fp8_block_note,
+    group_note,
+    main_gemm_dtype,
+    shard_note,
+)
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX, USERS_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note, contexts_past, drafter_context_note
 from roofline.model import load_model as _load_model
@@ -892,7 +900,7 @@ def predict(
                  fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
                  if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
-                 shard_note(target, dep), group_note(target, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices),
+                 shard_note(target, dep), group_note(target, dep), fp8_block_note(target, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
                  speculation_caveat_note(eng, method) if speculates(method, k) else "",

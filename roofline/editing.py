@@ -790,17 +790,23 @@ MISS_NEUTRAL_FIELDS = ("max_running_requests_speculating", "max_running_requests
 
 
 def _unknown_misses(kind: str, doc, set_here: set[str]) -> bool:
-    """Whether a copy (`engines new --set`) that sets a cost dropped the `known_misses` it came with (the caller says
-    so once the copy is written): they were measured of the costs it changes (qa306: a copy with its kernel latency
-    quadrupled said the original's '39-41% short' beside a step 90% long). `engines set` and `edit` leave them to the
-    user, as every line they are not asked to change."""
+    """Whether a copy (`engines new --set`) that sets a cost dropped `known_misses` it came with (the caller says so
+    once the copy is written): a speed miss (with `measured`) was measured of the costs it changes (qa306: a copy with
+    its kernel latency quadrupled said the original's '39-41% short' beside a step 90% long); a miss without a
+    direction, of memory (vllm's gpt-oss weights, qa423), is kept unless a memory_ field is set. `engines set` and
+    `edit` leave them to the user, as every line they are not asked to change."""
     fields = {key.split(".")[0] for key in set_here}
-    if kind == "engine" and "known_misses" in doc and "known_misses" not in fields and (
-            fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}):  # (qa307:
-        # known_misses.0.note)
+    changed = fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}  # (qa307:
+    if kind != "engine" or "known_misses" not in doc or "known_misses" in fields or not changed:  # known_misses.0.note)
+        return False
+    misses = doc["known_misses"]
+    memory = any(f.startswith("memory_") for f in changed)  # a miss with no step direction is of memory (vllm's gpt-oss
+    drop = [i for i, m in enumerate(misses) if not isinstance(m, dict) or "measured" in m or memory]  # weights, qa423):
+    for i in reversed(drop):  # kept where only costs change
+        del misses[i]
+    if not len(misses):
         del doc["known_misses"]
-        return True
-    return False
+    return bool(drop)
 
 
 def _group_shape(kind: str, doc) -> tuple | None:
@@ -1354,10 +1360,13 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",  # (qa422: a shadowing copy's
                         *(["--force"] if builtin_shadowed(kind, target) else []),  # command ran without --force)
                         *(comment_line(f"--set {shlex.quote(a)}") for a in assignments)])
-    words = "values and description" if kind == "scenario" else "values, source, notes"  # a scenario has no source
+    words = ("values" if any(a.split("=", 1)[0].strip() == "description" for a in assignments) else "values and description"
+             ) if kind == "scenario" else "values, source, notes"  # a scenario has no source (qa423: its description set)
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
                   "edited.")
-    inherited = set(hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
+    # a copy of a copy: its source's hand-set values too (qa98), which no source or notes speak for; not a scenario's,
+    # whose header says 'not from the scenario copied' and they are (qa423)
+    inherited = set() if kind == "scenario" else set(hand_set_fields(read_text(source)))
     unchanged = {".".join(keys) for keys, value in pairs  # the source's own value (qa311: 3.35 TB/s over H100's 3.35 TB/s
                  if value is not None and _same_leaves(leaves_before, ".".join(keys), value)}  # marked)
     written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept} - unchanged  # as `set`

@@ -40,7 +40,7 @@ from roofline.engine import (
 )
 from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn, with_line
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, dp_spelling_note, group_note, shard_note
+from roofline.layout import Deployment, deployment, dp_spelling_note, fp8_block_note, group_note, shard_note
 from roofline.model import ModelSpec, context_note, drafter_context_note, load_model
 from roofline.profiles import costs_shadow_note, differing_fields, is_profile_path, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -343,7 +343,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                      fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",
                      fitted_batches_note(engine, sc.axes["batch"]) if deployable else "",
                      shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
-                     group_note(model, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
+                     group_note(model, dep), fp8_block_note(model, dep), dp_spelling_note(dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),

@@ -337,6 +337,29 @@ def group_note(model, dep: Deployment) -> str:
             "may run it); a smaller tp keeps the groups whole")
 
 
+FP8_BLOCK = 128  # the block of a block-scaled FP8 checkpoint (weight_block_size [128, 128]: DeepSeek's, Qwen's -FP8)
+
+
+def fp8_block_note(model, dep: Deployment) -> str:
+    """'qwen3-235b-a22b at tp 8: fp8 weights of a model whose own are bf16 ...' where the deployment quantises a class to
+    fp8 that the model's own checkpoint holds in another dtype, and a tensor-parallel shard of it is not a whole
+    number of 128-wide blocks: a block-scaled FP8 checkpoint (weight_block_size [128, 128], as the model makers' own
+    FP8 releases are) cannot be split so, and vLLM and SGLang refuse to load it (vllm-project/vllm issue 17569:
+    Qwen3-235B-A22B-FP8 at tp 8, "The output_size of gate's and up's weight = 192 is not divisible by weight
+    quantization block_n = 128"); a per-channel or per-tensor FP8 checkpoint loads. A warning (which checkpoint is
+    the user's is not known here); '' where every such shard holds whole blocks (qa423)."""
+    native = dict(model.native_precision)
+    cut = [f"{what} {width:,} / {ways} = {width // ways:,}" for cls, what, width, ways in _shard_widths(model, dep)
+           if ways > 1 and not width % ways and dep.dtype(cls) == "fp8" and native.get(cls) != "fp8"
+           and (width // ways) % FP8_BLOCK]
+    if not cut:
+        return ""
+    return (f"{model.name} at {dep.describe()}: fp8 weights of a model whose checkpoint is not fp8: an FP8 checkpoint with "
+            f"{FP8_BLOCK} x {FP8_BLOCK} block scales (as the model makers' own FP8 releases have) cannot be split so "
+            f"({'; '.join(cut)}), and vLLM and SGLang refuse to load it (vLLM issue 17569); a per-channel or per-tensor "
+            "FP8 checkpoint loads, as priced here")
+
+
 def dp_spelling_note(dep: Deployment) -> str:
     """'tp 8, dp-attention 8 is 64 devices here ...' where tp and dp_attention are equal and above 1: SGLang spells its
     DP attention on 8 GPUs `--tp 8 --dp 8 --enable-dp-attention` (its tp counts every device), which is tp 1,

@@ -1685,7 +1685,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     annotate = len(batches) * len(alphas) <= 150 and cell_in >= NUMBER_TEXT_IN
     k_top = swept_k.max() if len(swept_k) > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
     k_top = np.inf if meta.get("tree_nodes") else k_top  # not a tree's: its one tau is known at no other depth (qa130)
-    crossed, paying, grey, image = False, [], False, None
+    crossed, paying, grey, image, plain_only = False, [], False, None, False
     cells = pd.MultiIndex.from_product([alphas, batches])
     for ax, sub in panels:
         table = sub.set_index(["alpha_key", "batch"]).reindex(cells)
@@ -1702,10 +1702,15 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if pays_here[valid].any() and not pays_here[valid].all():
             _cell_boundary(ax, pays_here, valid)
             crossed = True
+        plain_fits = (table["baseline_max_batch"].to_numpy(dtype=float) >= np.tile(batches, len(alphas))  # cells: alpha-major
+                      ).reshape(grid.shape) if "baseline_max_batch" in table else np.zeros(grid.shape, dtype=bool)
         for i, j in np.ndindex(grid.shape) if annotate else ():
             if not fits[i, j]:
                 if cell_in >= NO_FIT_TEXT_IN:  # narrower cells: the grey says it (title key), 'no fit' would run together
-                    ax.text(j, i, "no fit", ha="center", va="center", fontsize=6, color="0.3")
+                    only = bool(plain_fits[i, j])  # qa423: 'no fit' where plain decoding fits, only speculation does not
+                    plain_only |= only
+                    ax.text(j, i, "plain\nonly" if only else "no fit", ha="center", va="center", fontsize=6, color="0.3",
+                            linespacing=1.1)
             elif not np.isnan(grid[i, j]):
                 dark = abs(math.log(grid[i, j])) > 0.6 * span
                 k_text = f"k≥{kgrid[i, j]:.0f}" if kgrid[i, j] >= k_top else f"k={kgrid[i, j]:.0f}"
@@ -1733,7 +1738,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
     cbar.ax.minorticks_off()
     _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate, bool(meta.get("tree_nodes")),
-                               _mtp_reused(meta, models, k_top)), meta, models, note)
+                               _mtp_reused(meta, models, k_top), plain_only), meta, models, note)
     return fig
 
 
@@ -1751,10 +1756,11 @@ def _mtp_reused(meta: dict, models: list[str], k: float) -> str:
 
 
 def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: bool, best: pd.DataFrame, k_top: float,
-                   annotate: bool, tree: bool = False, reused: str = "") -> str:
+                   annotate: bool, tree: bool = False, reused: str = "", plain_only: bool = False) -> str:
     """The heatmap's title: what it shows, then a key line: where speculation pays (`pays`, one value per cell that
     fits, over all panels), what k=0 and k≥K mean where such cells are shown (`best`: the cells' rows), and grey
-    where a cell shown does not fit in memory (`grey`)."""
+    where a cell shown does not fit in memory (`grey`; `plain_only`: a grey cell says 'plain only' where plain
+    decoding fits)."""
     k_note = (f"k = {int(swept_k[0])}" if len(swept_k) == 1 else
               "the tree's depth k" if tree else "the best k per cell")  # qa130: a tree's tau is known at one depth
     if not pays.size:  # no cell where speculation fits: nothing to pay or not (plain decoding may fit: the sweep says)
@@ -1774,7 +1780,8 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
     if (fit["k"] >= k_top).any() and annotate:
         key.append(f"k≥{int(k_top)}: largest k swept, best may lie beyond{reused}")
     if grey:
-        key.append("grey: does not fit in memory")
+        key.append("grey: does not fit in memory" + ("; plain only: plain decoding fits there, speculation does not"
+                                                     if plain_only else ""))
     return f"Speedup of speculative decoding at {k_note}\n" + "; ".join(key)
 
 

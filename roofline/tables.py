@@ -1458,17 +1458,17 @@ def _speed_text(speed: float, min_speed: float | None) -> str:
     return text
 
 
-def _picks_differ(plain, speculation) -> str:
+def _picks_differ(plain, speculation, which: str = "the picks") -> str:
     """'; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8)' where the two picks run on other
     hardware, engines or layouts (qa214: a 0.036x ratio was one layout's speculation against another's plain decoding,
-    unsaid), else ''."""
+    unsaid), else ''; `which`: 'the swept picks' where points computed now are printed beside them (qa423)."""
     keys = [k for k in ("hardware", "engine", "layout") if k in plain and k in speculation
             and str(plain[k]) != str(speculation[k])]
     if not keys:
         return ""
     def shown(row) -> str:
         return " on ".join(str(row[k]) for k in keys)
-    return (f"; the picks differ in {' and '.join(keys)} (plain {shown(plain)}, speculation {shown(speculation)}): "
+    return (f"; {which} differ in {' and '.join(keys)} (plain {shown(plain)}, speculation {shown(speculation)}): "
             "the ratio is of the two, not of one deployment with and without speculation")
 
 
@@ -1678,10 +1678,15 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             mixed += f", and the speculative pick assumes alpha {assumed:g} (--where alpha=VALUE compares at one)"
         if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
-            lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's to reach this speed (each kind's cheapest at it or faster)"
-                         + (f" ({_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x with the points computed now)"
-                            if whole and any(p is not None for p in point.values()) else "")
-                         + _picks_differ(picks["plain"], picks["speculation"]) + mixed)
+            computed = any(p is not None for p in point.values())  # (qa423: the swept picks' ratio and engines read as
+            # those of the points computed now, printed just above)
+            lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's to reach this speed "
+                         + ("(each kind's cheapest swept row at it or faster)" if computed else "(each kind's cheapest at it or faster)")
+                         + ((f" ({_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x with the points computed now)"
+                             if whole else " (the points computed now above not compared: batches between the swept ones "
+                                          "were not all priced, notes below)") if computed else "")
+                         + _picks_differ(picks["plain"], picks["speculation"], "the swept picks" if computed else "the picks")
+                         + mixed)
         elif whole and all(p is not None for p in exact.values()):  # a kind's only point is one computed now (qa96)
             lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's to reach "
                          "this speed, with the points computed now" + mixed)

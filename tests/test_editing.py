@@ -1106,7 +1106,10 @@ def test_the_family_warning_is_not_given_where_the_family_is_set_too_nor_before_
 
     code, _, err = roofline("engines", "new", "my-v", "--from", "vllm", "--set", "kernel_latency=3us",
                             "--set", "overrides.0.kernel_latency=3us", "--dir", tmp_path)
-    assert code == 0 and "warning:" not in err
+    assert code == 0 and "warning:" not in err  # vllm's one miss is of memory (qa423): kept where costs change
+    assert [m["models"] for m in load_engine("my-v", (tmp_path,)).known_misses] == [["gpt-oss*"]]
+    code, _, err = roofline("engines", "new", "my-vm", "--from", "vllm", "--set", "memory_fraction=0.8", "--dir", tmp_path)
+    assert code == 0 and "known_misses: dropped from the copy" in err and not load_engine("my-vm", (tmp_path,)).known_misses
     code, _, err = roofline("engines", "new", "my-w", "--from", "sglang", "--set", "kernel_latency=-1us", "--dir", tmp_path)
     assert code == 2 and "warning:" not in err and len(err.strip().splitlines()) == 1
     code, _, err = roofline("engines", "new", "my-sg", "--from", "sglang", "--set", "kernels_per_layer_mla.qkv_proj=9", "--dir", tmp_path)
@@ -1677,6 +1680,10 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     assert roofline("scenarios", "new", "my-ft2", "--from", "my-ft", "--set", "axes.k=[1]")[0] == 0
     assert "\ndescription: 'my-ft2: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in (
         tmp_path / "my-ft2.yaml").read_text()
+    # qa423: the copy's header listed my-ft's fields as 'set by hand, not from the scenario copied', which they were from
+    assert (tmp_path / "my-ft2.yaml").read_text().splitlines()[1] == "# set by hand, not from the scenario copied: axes.k."
+    assert roofline("scenarios", "new", "my-ft3", "--from", "fast-tier", "--set", "description=Mine")[0] == 0
+    assert (tmp_path / "my-ft3.yaml").read_text().splitlines()[0].endswith("is fast-tier's (values) until edited.")
     assert "\nhardware: [h100-sxm, b200]\n" in text and "  k: [1, 2]\n" in text and "  batch: [1, 8, 64]\n" in text
     code, out, _ = roofline("scenarios", "show", "my-ft")
     assert code == 0 and "h100-sxm, b200" in out

@@ -259,6 +259,27 @@ def test_an_int4_shard_that_splits_a_scale_group_is_said_not_left_out():
     assert shard_note(model, deployment(model, tp=64, weight_dtype="int4")) == ""  # loadable: a warning only
 
 
+def test_an_fp8_quantised_shard_that_splits_a_128_block_is_said():
+    """qa423: Qwen3-235B-A22B at tp 8 with fp8 weights was priced in silence; its makers' FP8 checkpoint (128 x 128
+    block scales) holds 1,536 / 8 = 192 columns of a routed expert a device, which vLLM refuses (issue 17569)."""
+    from roofline.layout import fp8_block_note
+
+    model = load_model("qwen3-235b-a22b")
+    note = fp8_block_note(model, deployment(model, tp=8, weight_dtype="fp8"))
+    assert note.startswith("qwen3-235b-a22b at tp 8: fp8 weights of a model whose checkpoint is not fp8: an FP8 checkpoint "
+                           "with 128 x 128 block scales") and "(a routed expert 1,536 / 8 = 192)" in note, note
+    assert fp8_block_note(model, deployment(model, tp=4, weight_dtype="fp8")) == ""  # 384: three blocks
+    assert fp8_block_note(model, deployment(model, tp=8)) == ""  # bf16: no blocks
+    deepseek = load_model("deepseek-v3")  # its own checkpoint is fp8: shard_note's (it knows its block), not this
+    assert fp8_block_note(deepseek, deployment(deepseek, tp=8)) == ""
+    llama = load_model("llama-3.1-70b")
+    assert fp8_block_note(llama, deployment(llama, tp=8, weight_dtype="fp8")) == ""  # 3,584: 28 blocks
+    import roofline
+
+    said = roofline.predict(hardware="h200", model="qwen3-235b-a22b", tp=8, weight_dtype="fp8", batch=1)["warnings"]
+    assert any("vLLM issue 17569" in w for w in said), said
+
+
 @pytest.mark.slow
 def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_share_of_the_tokens():
     """qa139 (vLLM's source): at tp > 1 with attention DP and EP, DeepseekV2MoE builds its shared experts unsplit

@@ -10,14 +10,15 @@ import pytest
 from roofline import plot_jobs, plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
-from roofline.plot_jobs import REQUEST_PLOTS, FigurePool
+from roofline.plot_jobs import CONTEXT_PLOTS, REQUEST_PLOTS, FigurePool
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, distinct_labels, plot_from_table, speedup_text, standard_plots
 from roofline.scenario import scenario_from_dict
 
 # panel tests sweep configs that fit nowhere on purpose (a 70B on one GPU beside an 8B); the sweep's warning of it is
 # tested in test_grid
 pytestmark = pytest.mark.filterwarnings("ignore:.*fits in device memory at no point of the sweep")
-DECODE_PLOTS = tuple(n for n in PLOT_NAMES if n not in REQUEST_PLOTS)  # a table without a request's serving columns
+DECODE_PLOTS = tuple(n for n in PLOT_NAMES if n not in REQUEST_PLOTS + CONTEXT_PLOTS)  # a table without a request's
+# serving columns, of one context
 
 SMALL = {
     "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
@@ -510,6 +511,20 @@ def test_speedup_vs_context_draws_each_batchs_best_speedup_until_it_no_longer_fi
     assert PLOTTERS["speedup_vs_context"](one, ops, meta) is None
 
 
+def test_a_heatmap_cell_where_only_plain_decoding_fits_says_plain_only():
+    """qa423: a grey cell said 'no fit' where plain decoding fits and only speculation (its drafter and k + 1 tokens)
+    does not: on one H200 at 8k, EAGLE fits 104 sequences, plain decoding 108."""
+    data = {**SMALL, "hardware": "h200", "axes": {"batch": [1, 8, 106, 512], "context": [8192], "k": [0, 2],
+                                                  "alpha": [0.6, 0.8]}}
+    df, ops, meta = _meta_of(data)
+    fig = _figure("speedup_heatmap", df, ops, meta)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts.count("plain\nonly") == 2 and texts.count("no fit") == 2, texts  # 106: plain fits; 512: neither
+    assert "plain only: plain decoding fits there, speculation does not" in fig._suptitle.get_text().replace("\n", " ")
+    fig = _figure("speedup_heatmap", df[df["batch"] != 106], ops, meta)
+    assert "plain only" not in fig._suptitle.get_text().replace("\n", " ")
+
+
 def test_step_time_fades_and_hollows_the_passes_that_do_not_fit():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
     fits = df.groupby("batch")["fits_in_memory"].any()
@@ -988,7 +1003,7 @@ def test_a_point_where_only_plain_decoding_fits_is_greyed_not_called_a_loss():
     (ax,) = _panel_axes(fig)
     texts = {round(t.get_position()[0]): t.get_text() for t in ax.texts}
     col = sorted(df["batch"].unique()).index(only_plain[0])
-    assert texts[col] == "no fit"  # grey, not '1.00 k=0' (speculation does not pay)
+    assert texts[col] == "plain\nonly"  # grey, not '1.00 k=0' (speculation does not pay); plain fits (qa423)
 
 
 def test_the_compute_bound_line_says_from_only_where_every_wider_verify_pass_is_compute_bound_too():
@@ -1589,7 +1604,7 @@ def test_a_request_sweep_draws_the_serving_figure_at_the_k_of_least_serving_tpot
 
     sc, configs, df, ops = _tables(REQUEST)
     meta = {**META, **scenario_meta(sc, configs, len(df))}
-    assert _drawn(df, ops, meta) == set(PLOT_NAMES)
+    assert _drawn(df, ops, meta) == set(PLOT_NAMES) - set(CONTEXT_PLOTS)  # one context: no figure against it
     fig = _figure("serving_vs_batch", df, ops, meta)
     ax = fig.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
