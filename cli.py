@@ -891,10 +891,8 @@ def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, servin
     if found:
         now = pd.DataFrame([row for row in found.values()]).assign(decoding=list(found), pick=False, computed_now=True,
                                                                    answer=True)
-        # a sweep axis's figures, of the short sweep that computed the point, not of the table's: left empty
-        now = now.assign(**{c: None for c in ("best_k", "break_even_batch", "break_even_at_memory_limit",
-                                              "break_even_at_last_batch") if c in now})
-        frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
+        frontier = pd.concat([frontier, _without_sweep_axis_figures(now)[[c for c in frontier.columns if c in now]]],
+                             ignore_index=True)
     if fleet is not None:
         frontier = _with_fleet(frontier, fleet, users)
     frontier = as_written(frontier).assign(devices_in_use=devices_in_use(frontier),  # qa268: a drafter's own device too
@@ -904,6 +902,14 @@ def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, servin
     write_text_atomic(out, csv_bytes(frontier).decode(), force)  # as results.csv spells it (qa408: True, 0.0)
     add_to_marker(out.parent, {out.name})
     typer.echo(str(out))
+
+
+def _without_sweep_axis_figures(now):
+    """Rows computed now between the swept batches with their sweep axis's figures (best_k, break-even) left empty:
+    those are of the short sweep that computed the point, not of the table's (qa424: a fleet row said break-even 410
+    where the table's said 128)."""
+    return now.assign(**{c: None for c in ("best_k", "break_even_batch", "break_even_at_memory_limit",
+                                           "break_even_at_last_batch") if c in now})
 
 
 def _with_fleet(frontier, fleet: dict, users: int):
@@ -926,6 +932,8 @@ def _with_fleet(frontier, fleet: dict, users: int):
                                                  fleet=True, fleet_users=users, **{f"fleet_{n}": f[n] for n in sizes}))
     if rows:
         now = pd.concat(rows, ignore_index=True)
+        now = pd.concat([_without_sweep_axis_figures(now[now["computed_now"].astype(bool)]),
+                         now[~now["computed_now"].astype(bool)]]).sort_index()
         frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
     return frontier.astype({"fleet_users": "Int64", "fleet_replicas": "Int64", "fleet_devices": "Int64"})
 

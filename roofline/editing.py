@@ -1684,8 +1684,12 @@ def _restored_fields(kind: str, text: str, pairs: list, written: set[str], path:
         return set()
     parent, data = _leaves(parent_data), load_yaml_text(text, "the copy") or {}
     theirs = set(hand_set_fields(parent_text))
+
+    def by_hand(field: str) -> bool:  # a field, a mapping holding it or one inside it set by hand there (qa424:
+        return any(field == t or field.startswith(t + ".") or t.startswith(field + ".") for t in theirs)  # peak_flops)
+
     return {".".join(keys) for keys, value in pairs if ".".join(keys) in written and value is not None  # a list as _leaves
-            and ".".join(keys) not in theirs
+            and not by_hand(".".join(keys))
             and _same_leaves(parent, _leaf_path(data, ".".join(keys)),  # holds it (qa363)
                              tuple(value) if isinstance(value, list) else value)}
 
@@ -1750,6 +1754,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
+    if _made_from(unix) and "price" not in hand_set_fields(unix):  # a copy still at its source's price (qa424: said by
+        _kept_price_note(kind, before_spec, written, set_here, str(path), _made_from(unix))  # new, not by set)
     _unsourced_note(kind, written - restored, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
     _family_values_kept(kind, doc, set_here, str(path))
     _shares_by_devices_kept(kind, doc, set_here, str(path))

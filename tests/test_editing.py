@@ -2119,9 +2119,11 @@ def test_a_shadowing_copy_is_compared_with_what_it_shadows_and_a_hand_set_value_
 
     from roofline.editing import hand_set_fields, new_profile, set_fields
 
-    acme = new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=tmp_path)  # $3.00
+    new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=tmp_path)  # at H100's $3.00
     shadow = new_profile("hardware", "h100-sxm", "h100-sxm", ["price=3.50 USD/h"], out_dir=tmp_path, force=True)
     assert hand_set_fields(shadow.read_text()) == ["price"] and "new h100-sxm --from h100-sxm --force --set" in shadow.read_text()
+    acme = new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=tmp_path, force=True)
+    assert "new acme-x1 --from h100-sxm --set" in acme.read_text()  # --force replaced a file of its own: no shadow
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         set_fields("hardware", "acme-x1", ["price=3.50 USD/h"], (tmp_path,))
@@ -2137,6 +2139,72 @@ def test_a_shadowing_copy_is_compared_with_what_it_shadows_and_a_hand_set_value_
         warnings.simplefilter("always")
         _unsourced_note("hardware", {"price"}, {"price"}, builtin.read_text(), str(builtin))
     assert [str(w.message) for w in caught][0].endswith("(roofline hw edit a10g --force)")
+
+
+def _said(call) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught]
+
+
+def test_a_hand_written_shadow_is_the_parent_a_copy_is_compared_with(tmp_path):
+    """qa424 (mutants of _parent_text / _parent_data): a user's own H100 file at $3.50, no copy header, is the parent
+    a copy made from it is compared with: $3.50 set back is no hand-set value."""
+    from roofline.editing import hand_set_fields, new_profile, set_fields
+    from roofline.profiles import builtin_dir
+
+    text = (builtin_dir("hardware") / "h100-sxm.yaml").read_text().replace("price: 3.00 USD/h", "price: 3.50 USD/h")
+    (tmp_path / "h100-sxm.yaml").write_text(text)
+    acme = new_profile("hardware", "acme-x1", "h100-sxm", ["price=4 USD/h"], out_dir=tmp_path, extra_dirs=(tmp_path,))
+    assert hand_set_fields(acme.read_text()) == ["price"]
+    said = _said(lambda: set_fields("hardware", "acme-x1", ["price=3.50 USD/h"], (tmp_path,)))
+    assert hand_set_fields(acme.read_text()) == [] and not any("price set with no source" in x for x in said), said
+
+
+def test_every_field_set_by_hand_in_the_parent_is_no_restored_one_nor_one_inside_a_mapping_set_there(tmp_path):
+    """qa424: only the parent's first hand-set field was counted by a mutant no test killed; and a peak set back to a
+    value the parent set by hand as a whole mapping (peak_flops) was taken as restored, unwarned."""
+    from roofline.editing import hand_set_fields, new_profile, set_fields
+
+    new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=tmp_path)
+    shadow = new_profile("hardware", "h100-sxm", "h100-sxm", ["memory_bandwidth=3.0 TB/s", "price=3.50 USD/h",
+                         "peak_flops={fp32: 67 TFLOP/s, tf32: 494.7 TFLOP/s, bf16: 900 TFLOP/s, fp16: 900 TFLOP/s, "
+                         "fp8: 1978.9 TFLOP/s, int8: 1978.9 TOP/s}"], out_dir=tmp_path, force=True)
+    assert hand_set_fields(shadow.read_text()) == ["memory_bandwidth", "peak_flops", "price"]
+    said = _said(lambda: set_fields("hardware", "acme-x1", ["price=3.50 USD/h"], (tmp_path,)))
+    assert "price" in hand_set_fields((tmp_path / "acme-x1.yaml").read_text())
+    assert any("price set with no source" in x for x in said), said
+    said = _said(lambda: set_fields("hardware", "acme-x1", ["peak_flops.bf16=900 TFLOP/s", "peak_flops.fp16=900 TFLOP/s"],
+                                    (tmp_path,)))
+    assert {"peak_flops.bf16", "peak_flops.fp16"} <= set(hand_set_fields((tmp_path / "acme-x1.yaml").read_text()))
+    assert any("set with no source" in x for x in said), said
+
+
+def test_a_shadowing_engine_copy_set_back_is_refitted_against_the_builtin(tmp_path):
+    """qa424: _refit's parent read without the copy's path compared the shadow with itself."""
+    import yaml
+
+    from roofline.editing import new_profile, set_fields
+
+    shadow = new_profile("engine", "vllm", "vllm", ["kernel_latency=7 us"], out_dir=tmp_path, force=True)
+    assert "kernel_latency" not in yaml.safe_load(shadow.read_text())["fitted"]["parameters"]
+    set_fields("engine", "vllm", ["kernel_latency=5.377 us"], (tmp_path,))
+    assert "kernel_latency" in yaml.safe_load(shadow.read_text())["fitted"]["parameters"]
+
+
+def test_a_copy_whose_parent_no_longer_parses_is_still_set(tmp_path):
+    """qa424: a parent that no longer reads leaves the copy's set fields set by hand."""
+    from roofline.editing import hand_set_fields, new_profile, set_fields
+
+    new_profile("hardware", "base-x", "h100-sxm", ["price=4 USD/h"], out_dir=tmp_path)
+    acme = new_profile("hardware", "acme-x1", "base-x", ["price=5 USD/h"], out_dir=tmp_path, extra_dirs=(tmp_path,))
+    base = tmp_path / "base-x.yaml"
+    base.write_text(base.read_text() + "\nmemory: [unclosed\n")
+    set_fields("hardware", "acme-x1", ["price=4 USD/h"], (tmp_path,))
+    assert hand_set_fields(acme.read_text()) == ["price"]
 
 
 def test_a_copy_made_another_device_that_keeps_its_sources_price_is_told(tmp_path):
@@ -2158,6 +2226,16 @@ def test_a_copy_made_another_device_that_keeps_its_sources_price_is_told(tmp_pat
         "devices by it"]
     assert said("acme-x2", ["memory_bandwidth=3.2 TB/s", "price=4 USD/h"]) == []  # its own price
     assert said("h100-cheap", ["price=2 USD/h"]) == [] and said("h100-eff", ["efficiency.memory=0.8"]) == []  # H100 still
+    assert len(said("acme-a", ["peak_flops.fp8=1600 TFLOP/s"])) == 1 and len(said("acme-b", ["memory=141 GB"])) == 1
+    assert said("h100-same", ["memory_bandwidth=3.35 TB/s"]) == []  # H100's own value: still H100 (qa424's mutants)
+    from roofline.editing import set_fields
+
+    with warnings.catch_warnings(record=True) as caught:  # reached in two steps, new then set (qa424)
+        warnings.simplefilter("always")
+        set_fields("hardware", "h100-cheap", ["memory_bandwidth=4.8 TB/s"], (tmp_path,))  # its own price: not said
+        set_fields("hardware", "h100-eff", ["memory_bandwidth=4.8 TB/s"], (tmp_path,))
+    kept = [str(w.message) for w in caught if "price: still" in str(w.message)]
+    assert len(kept) == 1 and "h100-eff.yaml: price: still h100-sxm's 3.00 USD/h" in kept[0], kept
 
 
 def test_a_set_value_begins_the_remark_said_of_the_old_one_with_it_and_a_set_back_restores_it(tmp_path):

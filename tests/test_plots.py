@@ -511,6 +511,42 @@ def test_speedup_vs_context_draws_each_batchs_best_speedup_until_it_no_longer_fi
     assert PLOTTERS["speedup_vs_context"](one, ops, meta) is None
 
 
+def test_throughput_of_k_0_and_3_says_best_k():
+    """qa424: k 0 and 3 swept is no one k (a point's best k may be 0): 'best k', not 'k = 3'."""
+    df, ops, meta = _meta_of({**SMALL, "axes": {**SMALL["axes"], "k": [0, 3]}})
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+    assert any(x.endswith(", best k") for x in labels) and not any(x.endswith("k = 3") for x in labels), labels
+
+
+def test_table_order_is_each_panels_first_row():
+    """qa424: a panel's rows apart in the table keep the place of its first."""
+    table = pd.DataFrame([("h", "x", c) for c in (4096, 16384, 4096)], columns=["hardware", "model", "context"])
+    table = table.assign(fits_in_memory=True)
+    by, keys, _ = plots._panels(table.iloc[[1, 0, 2]], ("hardware", "model", "context"),
+                                {"headline_first": True, "table_order": table})
+    assert [k[by.index("context")] for k in keys] == [4096, 16384]
+
+
+def test_the_reports_generic_figure_draws_every_context_in_the_tables_order():
+    """qa421 end to end (qa424: the report's side untested): the headline at a later context, all four drawn in order."""
+    import warnings
+
+    from roofline.report import _sweep
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df, ops, meta = _sweep({"name": "lc", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
+                                "axes": {"batch": [1, 8, 32], "context": [4096, 16384, 65536, 131072], "k": [0, 3],
+                                         "alpha": [0.8]}}, "lc", ())
+    drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]
+    assert int(drafting.loc[drafting["speedup"].idxmax(), "context"]) != 4096  # the headline's is not the first
+    fig = REPORT_PLOTTERS["generic"](df, ops, meta)
+    titles = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.get_subplotspec() is not None]
+    assert [t.rsplit("context ", 1)[1] for t in titles] == ["4k", "16k", "64k", "128k"], titles
+
+
 def test_a_heatmap_cell_where_only_plain_decoding_fits_says_plain_only():
     """qa423: a grey cell said 'no fit' where plain decoding fits and only speculation (its drafter and k + 1 tokens)
     does not: on one H200 at 8k, EAGLE fits 104 sequences, plain decoding 108."""

@@ -1306,3 +1306,44 @@ def test_the_kernel_latencies_line_and_engines_show_say_the_activation_quantisat
     from roofline.tables import _engine_version
 
     assert _engine_version({"engine_values": {"version": ""}}) == "" == _engine_version({})
+
+
+def _operator_rows(p):
+    lines = predict_table(p).splitlines()
+    i = next(i for i, x in enumerate(lines) if x.startswith("  operator "))
+    rows = []
+    for x in lines[i + 1:]:
+        if not x.strip() or not x.startswith("  ") or x.split()[0] not in p["operators"]:
+            break
+        rows.append(x)
+    return lines[i], rows
+
+
+OPERATOR_CELL = r"[\d.e+]+ [mun]?s"
+OPERATOR_ROW = re.compile(rf"  \S+ +(\S+ +)?{OPERATOR_CELL} +[\d.]+% +{OPERATOR_CELL} +[\d.e+]+ [kMGTPE]?FLOP "
+                          rf"+[\d.e+]+ [kMGTPE]?B +[\d.]+  (memory|compute).*")
+
+
+@pytest.mark.slow
+def test_the_operator_tables_cells_end_under_their_headers_and_stay_apart_at_absurd_sizes():
+    """qa421: '4.6e+09 s 100.0%5.24e+04 EFLOP', cells run together; qa424: the spacing untested at any size. Each cell
+    right-aligned under its header with a space after it; at absurd sizes a space between every cell."""
+    header, rows = _operator_rows(roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024))
+    assert "latencies" in header and rows
+    for name in ("dtype", "time", "share", "latencies", "FLOPs", "bytes", "FLOP/B"):
+        end = header.index(name) + len(name)
+        for row in rows:
+            assert row[end] == " " and (name == "dtype" or row[end - 1] != " "), (name, header, row)
+    _, rows = _operator_rows(roofline.predict("a10g", "llama-3.1-405b", 100000, 10_000_000))
+    for row in rows:
+        assert OPERATOR_ROW.fullmatch(row), row
+
+
+def test_models_lists_kv_header_spans_both_kv_columns():
+    """qa421: the KV column's dtype said; qa424: its header placed over both columns."""
+    from roofline.model import load_model
+    from roofline.tables import model_list
+
+    lines = model_list([load_model("llama-3.1-8b")]).splitlines()
+    title = "KV per token, bf16"
+    assert lines[0].index(title) + len(title) == len(lines[1]) == lines[2].index("  gqa")
