@@ -736,7 +736,8 @@ def sweep(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg; a
-    scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token).
+    scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token; one of two
+    contexts or more speedup_vs_context).
 
     A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
     from roofline.outputs import check_format, staged_dir
@@ -1038,7 +1039,7 @@ def bench(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
     format_: Annotated[list[str], typer.Option("--format", metavar="FORMAT", help="Output formats to time end to end: csv | parquet | both, as sweep takes them (repeatable).")] = ["both"],  # noqa: B006
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
-    jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with six plots) end to end, each a fresh process.")] = False,
+    jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with its seven plots) end to end, each a fresh process.")] = False,
 ) -> None:
     """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
     from roofline.bench import points_run, run_bench, run_jobs

@@ -29,7 +29,7 @@ printed, never asserted.
 (interpreter start, imports, compute, tables, figures, exit) writing into a temporary folder:
 
     report   roofline report --out DIR --force                          (nine scenarios, nine figures)
-    sweep    roofline sweep eagle-on-hopper --out DIR --force           (900 points, six figures)
+    sweep    roofline sweep eagle-on-hopper --out DIR --force           (900 points, seven figures)
 
 one untimed round, then `repeats` rounds interleaved (report, sweep, report, ...), medians and ranges.
 """

@@ -1124,7 +1124,7 @@ def _ranked_points(df: pd.DataFrame) -> pd.DataFrame:
         columns=["at_best_k", "fits_rank", "drafts"])
 
 
-# ---------------------------------------------------------------- the six plots
+# ---------------------------------------------------------------- the standard plots
 
 def _legacy_operator_dtypes(sub: pd.DataFrame, hardware: str, weight: str) -> pd.DataFrame:
     """An operators table of a version before per-operator ceilings (one ceiling per config, the main GEMM's): its
