@@ -2032,6 +2032,33 @@ def test_cheapest_out_writes_each_kinds_fleet_and_the_answers_fleet(tmp_path, ro
     assert written.loc[~written["fleet"] & ~written["answer"], "fleet_replicas"].isna().all()
     code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "g.csv")
     assert code == 0 and not any(c.startswith("fleet") for c in pd.read_csv(tmp_path / "g.csv").columns), err
+    # qa424: a fleet row computed now carried the short sweep's best_k and break-even (410 beside the table's 128); a
+    # kind without a fleet, the users written and an answer row whose per-token fleet is not the fleet's: untested
+    for _, row in written[written["fleet"]].iterrows():
+        assert bool(row["computed_now"]) == (int(row["batch"]) not in (8, 16, 32, 64, 128)), row
+    now = written[written["computed_now"]]
+    assert len(now) and now[["best_k", "break_even_batch"]].isna().all().all(), now[["best_k", "break_even_batch"]]
+    raw = pd.read_csv(tmp_path / "f.csv", dtype=str)  # counts written as integers
+    assert all(v.isdigit() for v in raw.loc[raw["fleet"] == "true", "fleet_replicas"])
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "150", "--users", "500",
+                              "--out", tmp_path / "g2.csv")  # plain reaches no 150 tokens/s per user: one kind's fleet
+    assert code == 0, (out, err)
+    g = pd.read_csv(tmp_path / "g2.csv")
+    assert list(g.loc[g["fleet"], "decoding"]) == ["speculation"] and (g.loc[g["fleet"], "fleet_users"] == 500).all()
+    (tmp_path / "b").mkdir()
+    _swept(tmp_path / "b", roofline, "name: rf\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+           "tp: [4]\naxes:\n  batch: [16, 32, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    code, _, err = roofline("cheapest", tmp_path / "b" / "sw", "--min-tokens-per-user", "100", "--users", "50",
+                            "--out", tmp_path / "h.csv")  # qa417's: the fleet (H200, batch 50) is not the pick's
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "b" / "sw" / "results.csv")
+    table.attrs["scenario"] = json.loads((tmp_path / "b" / "sw" / "scenario.json").read_text())
+    got = api.cheapest(table, 100, users=50)["fleet"]["speculation"]
+    assert (got["pick"]["replicas"], got["pick"]["usd_per_hour"]) != (got["replicas"], got["usd_per_hour"]), got
+    h = pd.read_csv(tmp_path / "h.csv")
+    answer = h[h["answer"] & (h["decoding"] == "speculation")].iloc[0]
+    assert (answer["fleet_replicas"], answer["fleet_usd_per_hour"]) == (got["pick"]["replicas"],
+                                                                      pytest.approx(got["pick"]["usd_per_hour"]))
 
 
 def test_fleet_picks_says_whether_its_row_was_computed_now():
@@ -2050,49 +2077,6 @@ def test_fleet_picks_says_whether_its_row_was_computed_now():
     dear["batch"], dear["tokens_per_s"] = 40, 2400.0  # reaches the speed, 25 replicas: not the fleet
     got = fleet_picks(df, 50, 1000, extra={"speculation": [dear]})["speculation"]
     assert got["row"]["batch"] == 100 and got["computed_now"] is False
-
-
-@pytest.mark.slow
-def test_cheapest_out_fleet_rows_one_kind_and_the_answers_own_fleet(tmp_path, roofline):
-    """qa424: a fleet row computed now carried the short sweep's best_k and break-even (410 beside the table's 128);
-    a kind without a fleet, the users written and an answer row whose per-token fleet is not the fleet's were
-    untested."""
-    import json
-
-    import roofline as api
-
-    _swept(tmp_path, roofline, "name: f\nhardware: [h100-sxm, a100-sxm-80gb]\nmodel: llama-3.1-8b\nmethod: eagle\n"
-           "axes:\n  batch: [8, 16, 32, 64, 128]\n  k: [0, 2]\n  alpha: [0.8]\n")
-    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--users", "1000",
-                            "--out", tmp_path / "f.csv")
-    assert code == 0, err
-    written = pd.read_csv(tmp_path / "f.csv")
-    fleets = written[written["fleet"]]
-    for _, row in fleets.iterrows():
-        assert bool(row["computed_now"]) == (int(row["batch"]) not in (8, 16, 32, 64, 128)), row
-    now = written[written["computed_now"]]
-    assert len(now) and now[["best_k", "break_even_batch"]].isna().all().all(), now[["best_k", "break_even_batch"]]
-    raw = pd.read_csv(tmp_path / "f.csv", dtype=str)  # counts written as integers
-    assert all(v.isdigit() for v in raw.loc[raw["fleet"] == "true", "fleet_replicas"])
-    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "150", "--users", "500",
-                              "--out", tmp_path / "g.csv")  # plain reaches no 150 tokens/s per user: one kind's fleet
-    assert code == 0, (out, err)
-    g = pd.read_csv(tmp_path / "g.csv")
-    assert list(g.loc[g["fleet"], "decoding"]) == ["speculation"] and (g.loc[g["fleet"], "fleet_users"] == 500).all()
-    (tmp_path / "b").mkdir()
-    _swept(tmp_path / "b", roofline, "name: rf\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
-           "tp: [4]\naxes:\n  batch: [16, 32, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
-    code, _, err = roofline("cheapest", tmp_path / "b" / "sw", "--min-tokens-per-user", "100", "--users", "50",
-                            "--out", tmp_path / "h.csv")  # qa417's: the fleet (H200, batch 50) is not the pick's
-    assert code == 0, err
-    table = pd.read_csv(tmp_path / "b" / "sw" / "results.csv")
-    table.attrs["scenario"] = json.loads((tmp_path / "b" / "sw" / "scenario.json").read_text())
-    got = api.cheapest(table, 100, users=50)["fleet"]["speculation"]
-    assert (got["pick"]["replicas"], got["pick"]["usd_per_hour"]) != (got["replicas"], got["usd_per_hour"]), got
-    h = pd.read_csv(tmp_path / "h.csv")
-    answer = h[h["answer"] & (h["decoding"] == "speculation")].iloc[0]
-    assert (answer["fleet_replicas"], answer["fleet_usd_per_hour"]) == (got["pick"]["replicas"],
-                                                                      pytest.approx(got["pick"]["usd_per_hour"]))
 
 
 def test_a_ratio_that_moves_steeply_with_the_speed_asked_is_said_with_its_neighbours():
