@@ -341,7 +341,7 @@ FP8_BLOCK = 128  # the block of a block-scaled FP8 checkpoint (weight_block_size
 
 
 def fp8_block_note(model, dep: Deployment) -> str:
-    """'qwen3-235b-a22b at tp 8: fp8 weights of a model whose own are bf16 ...' where the deployment quantises a class to
+    """'qwen3-235b-a22b at tp 8: fp8 weights of a model whose checkpoint is not fp8: ...' where the deployment quantises a class to
     fp8 that the model's own checkpoint holds in another dtype, and a tensor-parallel shard of it is not a whole
     number of 128-wide blocks: a block-scaled FP8 checkpoint (weight_block_size [128, 128], as the model makers' own
     FP8 releases are) cannot be split so, and vLLM and SGLang refuse to load it (vllm-project/vllm issue 17569:

@@ -1886,7 +1886,9 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
     others = (f", the {'lower' if len(alphas) == 2 else 'middle'} of {len(alphas)} swept (speedup_heatmap has each)"
               if len(alphas) > 1 else "")
     fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "")
-    _title(fig, "Speedup vs context, best k per point\n"
+    swept_k = sorted(df.loc[df["k"] > 0, "k"].unique())
+    k_text = "best k per point" if len(swept_k) > 1 or (df["k"] == 0).any() else f"k = {int(swept_k[0])}"  # (qa421)
+    _title(fig, f"Speedup vs context, {k_text}\n"
                 f"{_alpha_label(alpha, meta).replace(' ', NBSP)}{others}; a batch's line ends where it no longer fits in "
                 "memory", meta, models, fig_note)
     return fig

@@ -509,6 +509,9 @@ def test_speedup_vs_context_draws_each_batchs_best_speedup_until_it_no_longer_fi
     assert any("speculation\ndoes not pay" in line.get_label() for line in ax.get_lines())
     one = df[df["context"] == 1024]
     assert PLOTTERS["speedup_vs_context"](one, ops, meta) is None
+    k4 = df[df["k"] == 4]  # one k swept: named, not 'best k'
+    title = _figure("speedup_vs_context", k4, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert title.startswith("Speedup vs context, k = 4 ") and "best k" not in title, title
 
 
 def test_throughput_of_k_0_and_3_says_best_k():
