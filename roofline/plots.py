@@ -1864,17 +1864,24 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
     drawn = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]  # a panel holds a point where speculation fits
     fig, panels, models, note, meta = _panel_frames(df, meta, fitting=drawn, panel_by=("hardware", "model"), legend_in=2.0,
                                                     share_y=True)
+    dodged = False
     for ax, sub, fit, _ in _fitting_panels(panels):
         at = fit[same_alpha(fit["alpha"], alpha)]
         best = _ranked_points(at).drop_duplicates(["context", "batch"])
         drafts = at.loc[at["k"] > 0, ["context", "batch"]].drop_duplicates()  # a point where no k >= 1 fits ends its
         best = best.merge(drafts, on=["context", "batch"])  # line; one whose best k is 0 sits at 1 (speculation off)
-        for b in batches:
+        shown = best[best["batch"].isin(batches)]
+        # two batches' points on one spot (best k 0 at 1, or equal gains) stay visible: each batch's markers a little
+        # to the side, as best_k_vs_batch's alphas are (qa425: batch 256 under 512's hollow point, in the legend only)
+        shared = bool(shown.assign(s=shown["speedup"].round(3))[["context", "s"]].duplicated().any())
+        dodged |= shared
+        for i, b in enumerate(batches):
             g = best[best["batch"] == b].sort_values("context")
+            dodge = 2.0 ** ((i - (len(batches) - 1) / 2) * min(0.12, 0.5 / len(batches))) if shared else 1.0
             if len(g):
-                ax.plot(g["context"], g["speedup"], "o-", color=color[b], ms=3.5, lw=1.5, label=f"batch {int(b):,}")
+                ax.plot(g["context"] * dodge, g["speedup"], "o-", color=color[b], ms=3.5, lw=1.5, label=f"batch {int(b):,}")
                 off = g[g["k"] == 0]  # best k 0: speculation does not pay there, drawn hollow at 1
-                ax.plot(off["context"], off["speedup"], "o", color=color[b], mfc="white", ms=5, ls="")
+                ax.plot(off["context"] * dodge, off["speedup"], "o", color=color[b], mfc="white", ms=5, ls="")
         if (best["k"] == 0).any():
             ax.plot([], [], "o", color="0.3", mfc="white", ms=5, ls="", label="best k 0: speculation\ndoes not pay (off)")
         ax.axhline(1.0, color="k", ls=":", lw=1.0, label="speedup 1 (break-even)")
@@ -1882,7 +1889,8 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
         ax.set_xlabel("context (tokens in each sequence's KV cache)")
         ax.set_ylabel("speedup over plain decoding (×)")
-    _shared_legend(fig, [ax for ax, _ in panels])
+    _shared_legend(fig, [ax for ax, _ in panels],
+                   **({"title": "each batch's markers shifted\nsideways: lines meet here", "title_fontsize": 7} if dodged else {}))
     others = (f", the {'lower' if len(alphas) == 2 else 'middle'} of {len(alphas)} swept (speedup_heatmap has each)"
               if len(alphas) > 1 else "")
     fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "")

@@ -507,6 +507,12 @@ def test_speedup_vs_context_draws_each_batchs_best_speedup_until_it_no_longer_fi
               and len(line.get_xdata())]
     assert sum(len(line.get_xdata()) for line in hollow) >= 1
     assert any("speculation\ndoes not pay" in line.get_label() for line in ax.get_lines())
+    # qa425: several batches' hollow points on one spot hid each other: each batch's markers shifted sideways
+    xs = [float(x) for line in hollow for x in line.get_xdata()]
+    assert len(xs) >= 2 and len(set(xs)) == len(xs), xs
+    assert "markers shifted" in fig.legends[0].get_title().get_text()
+    fig = _figure("speedup_vs_context", df, ops, meta)  # nothing on one spot: no shift, nothing said
+    assert not fig.legends[0].get_title().get_text()
     one = df[df["context"] == 1024]
     assert PLOTTERS["speedup_vs_context"](one, ops, meta) is None
     k4 = df[df["k"] == 4]  # one k swept: named, not 'best k'
