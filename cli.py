@@ -868,6 +868,19 @@ def plot(
         typer.echo(missing)
 
 
+def _check_engine_option(engine: str) -> None:
+    """--engine of fit and accuracy, looked up first: an unknown name said as the option's, as predict says it
+    (qa426: 'unknown engine ...' named no option)."""
+    from roofline.serving import load_engine
+
+    try:
+        load_engine(engine, _dirs())
+    except RooflineError as exc:
+        if str(exc).startswith("unknown engine"):
+            raise RooflineError(f"command line: --engine: {exc}") from None
+        raise
+
+
 def _write_frontier(out: Path, frontier, picks: dict | None, force: bool, serving: bool = False,
                     found: dict | None = None, fleet: dict | None = None, users: int | None = None) -> None:
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
@@ -1091,6 +1104,7 @@ def fit(
     )
 
     check_loss(loss)  # before a --cv or an --out is looked at
+    _check_engine_option(engine)
     if force and out is None:  # as cheapest (qa288: ignored here)
         raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
     if cv:
@@ -1125,6 +1139,8 @@ def accuracy(
 
     if measurements is not None and file is not None and measurements.resolve() != file.resolve():  # qa325, qa328
         raise RooflineError(f"FILE: expected one measurements file, found {measurements} and --file {file}")
+    if engine is not None:
+        _check_engine_option(engine)
     summary = write_accuracy(out, force, file or measurements, engine, _dirs(), split)
     typer.echo(report_text(summary))
     for path in summary["files"]:

@@ -936,6 +936,10 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     if not first.lstrip().startswith(("{", "[")) and "," in first and {"quantity", "value"} <= {c.strip() for c in first.split(",")}:
         raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found a measurements CSV: fit and "
                             "accuracy read it as it is")  # qa187: said as 'not valid JSON'
+    if not stripped.startswith(("{", "[")) and "Serving Benchmark Result" in text[:20_000]:  # qa426: 'not valid JSON'
+        raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found the benchmark's printed "
+                            "summary: save its results as JSON (vLLM: vllm bench serve --save-result --save-detailed; "
+                            "SGLang: bench_serving --output-file FILE.jsonl) and convert that")
     lines = False
     try:
         data = _json(stripped, f"{path}")

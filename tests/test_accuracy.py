@@ -423,3 +423,10 @@ def test_rows_run_at_fewer_sequences_than_they_asked_are_said_as_fit_says_them(t
     assert (f"memory: 2 rows predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
             f"queue (row 1 at {one:,.0f} of its 4,096; row 4 at {4 * one:,.0f} of its 4,096)") in text, text  # every replica's
     assert "in sample:" not in text
+
+
+def test_fit_and_accuracy_name_the_engine_option_of_an_unknown_engine(roofline):
+    """qa426: `fit` and `accuracy --engine my-vlm` said 'unknown engine' and no option, where predict names --engine."""
+    for args in (("accuracy", "--engine", "my-vlm"), ("fit", "measurements/published.csv", "--engine", "my-vlm")):
+        code, _, err = roofline(*args)
+        assert code == 2 and err.startswith("error: command line: --engine: unknown engine 'my-vlm'; closest: vllm"), err

@@ -1187,6 +1187,12 @@ def test_convert_says_a_file_of_another_kind_as_such(tmp_path):
         "cut.json": ('{"completed": 3, "mean_tpot_ms": "ab', "cut.json: line 1: not valid JSON: Unterminated string starting at (column 34)"),
         "mine.csv": ("source_id,hardware,quantity,value\nme,h100-sxm,step_time_s,0.01\n",
                      "mine.csv: expected benchmark results (JSON or JSON lines), found a measurements CSV"),
+        # qa426: vLLM's printed summary saved to a file was 'line 1: not valid JSON'
+        "printed.txt": ("INFO 12-07 launching\n============ Serving Benchmark Result ============\n"
+                        "Successful requests:                     400\nMean TPOT (ms):                          7.01\n",
+                        "printed.txt: expected benchmark results (JSON or JSON lines), found the benchmark's printed "
+                        "summary: save its results as JSON (vLLM: vllm bench serve --save-result --save-detailed; SGLang: "
+                        "bench_serving --output-file FILE.jsonl) and convert that"),
     }
     for name, (text, message) in cases.items():
         path = tmp_path / name
