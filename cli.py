@@ -942,12 +942,11 @@ def _with_fleet(frontier, fleet: dict, users: int):
         at = (frontier["decoding"] == kind) & frontier["answer"].astype(bool)
         if pick is not None and at.any():
             frontier.loc[at, ["fleet_users", *(f"fleet_{n}" for n in sizes)]] = [users, *(pick[n] for n in sizes)]
-        rows.append(f["row"].to_frame().T.assign(decoding=kind, pick=False, answer=False, computed_now=f["computed_now"],
-                                                 fleet=True, fleet_users=users, **{f"fleet_{n}": f[n] for n in sizes}))
+        row = f["row"].to_frame().T.assign(decoding=kind, pick=False, answer=False, computed_now=f["computed_now"],
+                                           fleet=True, fleet_users=users, **{f"fleet_{n}": f[n] for n in sizes})
+        rows.append(_without_sweep_axis_figures(row) if f["computed_now"] else row)
     if rows:
         now = pd.concat(rows, ignore_index=True)
-        now = pd.concat([_without_sweep_axis_figures(now[now["computed_now"].astype(bool)]),
-                         now[~now["computed_now"].astype(bool)]]).sort_index()
         frontier = pd.concat([frontier, now[[c for c in frontier.columns if c in now]]], ignore_index=True)
     return frontier.astype({"fleet_users": "Int64", "fleet_replicas": "Int64", "fleet_devices": "Int64"})
 

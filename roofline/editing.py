@@ -1754,8 +1754,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
-    if _made_from(unix) and "price" not in hand_set_fields(unix):  # a copy still at its source's price (qa424: said by
-        _kept_price_note(kind, before_spec, written, set_here, str(path), _made_from(unix))  # new, not by set)
+    copy_of = _made_from(unix)
+    if copy_of and "price" not in hand_set_fields(unix):  # a copy still at its source's price (qa424: said by new, not set)
+        _kept_price_note(kind, before_spec, written, set_here, str(path), copy_of)
     _unsourced_note(kind, written - restored, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
     _family_values_kept(kind, doc, set_here, str(path))
     _shares_by_devices_kept(kind, doc, set_here, str(path))
