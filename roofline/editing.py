@@ -1053,13 +1053,25 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
+def _cli_name(kind: str, where: str) -> str:
+    """How a command names the profile file `where`: its name where the search path finds this file by it, else its path
+    (qa422: `hw set` on a file of a `--dir` folder off the search path suggested `hw edit NAME`, which found none)."""
+    path = Path(where)
+    try:
+        found = find_profile(kind, path.stem)
+    except RooflineError:
+        found = None
+    return path.stem if found is not None and os.path.realpath(found) == os.path.realpath(path) else shlex.quote(str(path))
+
+
 def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str, pairs=(),
-                    leaves_before: dict | None = None, already: tuple = ()) -> None:
+                    leaves_before: dict | None = None, already: tuple = (), extended: frozenset = frozenset()) -> None:
     """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
     marks them; nothing said where they come from: every number of a hardware profile carries its source), and a
     copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent).
     A mapping set whole (`pairs`' values) that gives no leaf a new value (`leaves_before`), only drops some, sets no
-    number (qa314); `already`: the fields the file's header listed as set by hand before this edit."""
+    number (qa314); `already`: the fields the file's header listed as set by hand before this edit; `extended`: the text
+    fields an editor's edit added to, their old text kept (not replaced)."""
     if kind == "scenario":
         return
     dropping = {".".join(keys) for keys, value in pairs if isinstance(value, Mapping) and leaves_before is not None
@@ -1076,13 +1088,14 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
                   if not own else "; the notes there are of the values it was made from" if own == {"source"}
                   else "; the source there is of the values it was made from")
         warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
-             f"from to the file's notes (roofline {group} edit {Path(where).stem}"
+             f"from to the file's notes (roofline {group} edit {_cli_name(kind, where)}"
              f"{' --force' if builtin_folder_of(Path(where)) else ''}{origin})")  # a built-in's (qa422)
     made = _made_from(text)
-    if "source" in written and made and "source" not in already:  # (removed: said by _removed_note; once replaced, the
-        # text is the user's own: qa316)
-        warn(f"{where}: source replaced: it spoke for the values the copy keeps from {made} too (roofline "
-             f"{GROUP[kind]} show {made} gives the text), which the new one now stands for")
+    for field in ("source", "notes"):  # (removed: said by _removed_note; once replaced, the text is the user's own:
+        if field in written and made and field not in already and field not in extended:  # qa316; qa422: notes)
+            it, now = ("it", "the new one now stands") if field == "source" else ("they", "the new notes now stand")
+            warn(f"{where}: {field} replaced: {it} spoke for the values the copy keeps from {made} too (roofline "
+                 f"{GROUP[kind]} show {made} gives the text), which {now} for")
 
 
 def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
@@ -1172,7 +1185,7 @@ def _kept_price_note(kind: str, source_spec, written: set[str], set_here: set[st
     if any(f == d or f.startswith(d + ".") for f in written for d in DEVICE_FIELDS):
         warn(f"{where}: price: still {made}'s {source_spec.price_usd_per_hour:,.2f} USD/h, that device's rental, though "
              f"this copy's memory, bandwidth or peaks are another device's: set its own (roofline hw set "
-             f"{Path(where).stem} 'price=... USD/h'); cheapest ranks devices by it")
+             f"{_cli_name(kind, where)} 'price=... USD/h'); cheapest ranks devices by it")
 
 
 def _validated_quietly(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None, lines: bool = False):
@@ -1858,7 +1871,9 @@ def _edit_notes(kind: str, original: str, final: str, path: Path) -> None:
         return
     changed = {k for k, v in after.items() if not _same_value(before.get(k, object()), v)}
     set_here = {k.split(".")[0] for k in changed}
-    _unsourced_note(kind, changed, set_here, final, str(path), already=tuple(hand_set_fields(original)))
+    extended = frozenset(k for k in changed & {"source", "notes"} if isinstance(before.get(k), str)  # added to, in the editor
+                         and " ".join(before[k].split()) in " ".join(str(after[k]).split()))
+    _unsourced_note(kind, changed, set_here, final, str(path), already=tuple(hand_set_fields(original)), extended=extended)
 
 
 def _keep_edit(path: Path, edited: str) -> Path:
@@ -2062,7 +2077,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
         path = Path(path)
         try:
             if not path.exists() and path.suffix not in PROFILE_SUFFIXES and len(path.parts) == 1:
-                path = find_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
+                path = _named_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
             data = _file_mapping(path)
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
@@ -2076,6 +2091,24 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
         except RooflineError as exc:  # its field's line where the message names one without it (qa279: tree.tau,
             results.append((str(path), str(with_line(str(path), exc))))  # name: said with a line by sweep and predict)
     return results
+
+
+def _named_profile(kind: str, name: str, extra_dirs: tuple) -> Path:
+    """The file of profile `name`: of `kind`, else of the one other kind that has it (qa422: `hw validate vllm` said
+    'unknown hardware' where `hw validate engine_profiles/vllm.yaml` checks the file as the engine it is); unknown in
+    every kind, or known in several others, `kind`'s unknown-name error."""
+    try:
+        return find_profile(kind, name, extra_dirs)
+    except RooflineError as exc:
+        found = []
+        for other in (k for k in FOLDERS if k != kind):
+            try:
+                found.append(find_profile(other, name, extra_dirs))
+            except RooflineError:
+                continue
+        if len(found) == 1:
+            return found[0]
+        raise exc from None
 
 
 def _folder_kind(path: Path) -> str | None:

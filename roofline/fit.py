@@ -1127,19 +1127,43 @@ def _worse_than_loaded(fit: dict) -> list[str]:
             + f"{fit['base'].name} as it is describes them better"]
 
 
+# the parameters whose larger value makes a step faster: an efficiency reached, the smooth roofline's exponent (its
+# larger p the sharper max(); the rest are times, whose larger value makes it slower)
+_FASTER_WHEN_LARGER = ("quantised_moe_efficiency", "weight_only_efficiency", "overlap_exponent")
+
+
 def _pinned(fit: dict) -> list[str]:
-    """A line where two or more parameters end at one side of their physical bounds (qa407: rows 3x slower than any
-    setup left kernel_latency, host_per_step and host_per_sequence at their high bounds, written with exit 0 and nothing
-    more said): the rows ask for more (or less) time than these costs can give."""
-    for side, asks, causes in (("high", "more time than these costs allow",
-                                "a run without graphs (graphs false: --enforce-eager), another device than its hardware "
-                                "column, or a throughput per user written as tokens_per_s"),
-                               ("low", "less time than the device allows",
-                                "another device than its hardware column, or weights in a smaller dtype than its weight_dtype column says")):
-        names = [row["parameter"] for row in fit["parameters"] if row.get("bound") == side]
-        if len(names) >= 2:
-            return [f"{len(names)} parameters at their {side} bounds ({', '.join(names)}): the rows ask for {asks}; "
-                    f"check for {causes}"]
+    """A line where two or more parameters end at the bound that makes a step slowest, or fastest (qa407: rows 3x slower
+    than any setup left kernel_latency, host_per_step and host_per_sequence at their high bounds, written with exit 0
+    and nothing more said): the rows ask for more (or less) time than these costs can give. A bound is read by what it
+    does to the step (an efficiency at its low bound asks for more time, a latency at its low bound for less), and a
+    time at its floor of 0 (host work, speculation's costs) says only that the rows need none of it: not a device or
+    dtype slip (qa426: speculation costs at 0 were blamed on them), so it is said on its own where nothing else is."""
+    slowest, fastest, unneeded = [], [], []
+    for row in fit["parameters"]:
+        side, name = row.get("bound"), row["parameter"]
+        if not side:
+            continue
+        larger_faster = name.split(" [")[0] in _FASTER_WHEN_LARGER  # 'quantised_moe_efficiency [AMD Instinct]' too
+        if (side == "high") != larger_faster:
+            slowest.append(name)
+        elif side == "low" and row.get("low") == 0:
+            unneeded.append(name)
+        else:
+            fastest.append(name)
+    if len(slowest) >= 2:
+        return [f"{len(slowest)} parameters at the bounds that make a step slowest ({', '.join(slowest)}): the rows ask "
+                "for more time than these costs allow; check for a run without graphs (graphs false: --enforce-eager), "
+                "another device than its hardware column, or a throughput per user written as tokens_per_s"]
+    if fastest and len(fastest) + len(unneeded) >= 2:
+        return [f"{len(fastest) + len(unneeded)} parameters at the bounds that make a step fastest "
+                f"({', '.join(fastest + unneeded)}): the rows ask for less time than the device allows; check for "
+                "another device than its hardware column, or weights in a smaller dtype than its weight_dtype column says"]
+    if len(unneeded) >= 2:
+        speculative = [name for name in unneeded if name.startswith("spec_")]
+        return [f"{len(unneeded)} costs at 0, their floor ({', '.join(unneeded)}): the rows need none of them"
+                + ("; a speculative row faster than its acceptance_length and k allow pins speculation's costs there: "
+                   "check that they are the run's" if speculative else "")]
     return []
 
 

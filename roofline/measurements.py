@@ -1024,6 +1024,11 @@ def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, 
     return None
 
 
+# a run of fewer requests than this many per slot of its client's cap, without records of its mean in flight, is said
+# to run fewer at once than the cap (its last wave's drain: 10% or more below the cap for requests of one length)
+DRAIN_SLOTS = 5
+
+
 def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     """Mean requests in flight by Little's law from vLLM's per-request records: the sum of request latencies over the
     run's duration, a request's latency being its time to first token plus its inter-token gaps (`--save-detailed`),
@@ -1166,6 +1171,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         weight_dtype = normalize_dtype(weight_dtype, WEIGHT_DTYPES, "command line", "--weight-dtype")
     rows, seen, results_seen = [], set(), {}
     told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
+    told_in_flight: set[Path] = set()  # files whose mean in flight no record gives, said
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
         try:  # one file under two names (a link, a hard link) is the same file
@@ -1204,12 +1210,12 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
             if no_cap and recorded is None and batch is None:  # found as the file gives it (qa279: said as null)
                 raise field_error(f"{path}: result {n}", "max_concurrency", "the client's concurrency (run the benchmark "
-                                  "with --max-concurrency, or pass --batch N / batch=N); 0 is vLLM's 'no cap'",
+                                  "with --max-concurrency, or pass --batch N / batch=N); 0 is the benchmark's 'no cap'",
                                   original_cap)
             conc = recorded if recorded is not None else batch if batch is not None else _number(
                 result, ("max_concurrency",), path, n,
                 "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)"
-                + ("; 0 is vLLM's 'no cap'" if no_cap else ""))
+                + ("; 0 is the benchmark's 'no cap'" if no_cap else ""))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
             # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
             lengths = []
@@ -1252,10 +1258,26 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 raise field_error(f"{path}: result {n}", "concurrency", "the mean requests in flight, above 0 (SGLang's "  # as
                                   "bench_serving writes it)", result["concurrency"])  # none, its rows at the client's cap)
             little = None if printed else _mean_in_flight(result)
-            if not printed and little is None and any(result.get(key) is not None for key in ("ttfts", "itls", "latencies")):
+            records = any(result.get(key) is not None for key in ("ttfts", "itls", "latencies"))
+            if not printed and little is None and records:
                 warn(f"{path}: result {n}: per-request records (ttfts / itls / latencies) that give no mean in flight (a "
                      "null among them, ttfts and itls of different lengths, or no duration): its rows run at the client's "
                      f"cap, batch {conc:g}")
+            elif not printed and little is None and completed < DRAIN_SLOTS * conc and path not in told_in_flight:
+                # (qa426: 100 requests under a cap of 256 were priced at 256, unsaid) a run of N requests under a cap of C
+                # drains its last wave over about a request's life: its mean in flight near C (1 - C / 2N) for requests
+                # of one length, and at most N
+                told_in_flight.add(path)
+                warn(f"{path}: result {n}: no per-request records give its mean in flight (vllm bench serve keeps "
+                     "latencies, and ttfts and itls with --save-detailed; SGLang's bench_serving writes concurrency): "
+                     + (f"its rows run at its {completed:g} completed requests, fewer than the client's cap {conc:g}, all "
+                        "at once, the most that can be" if completed < conc else
+                        f"its rows run at the client's cap, batch {conc:g}, where {completed:g} requests, "
+                        f"{completed / conc:.2g} a slot, drain their last wave with fewer")
+                     + ": they predict fast by as much (run more requests a slot, or keep the records)")
+            if not printed and little is None and completed < conc:  # at most the requests there were ran at once
+                little = (completed, "completed requests, fewer than the cap and no per-request records: at most the "
+                                     "mean in flight")
             mean_conc = printed or (little[0] if little else None)
             if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
                 raise field_error(f"{path}: result {n}", "concurrency" if printed else little[1],  # as the notes say it (qa310)
@@ -1440,7 +1462,8 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     shipped = default_measurements_path().parent
     if os.path.realpath(out.parent) == os.path.realpath(shipped):
         raise RooflineError(f"--out: expected a file outside {shipped} (the shipped measurements, fit's and accuracy's "
-                            f"default input), found {out}: copy it first")
+                            f"default input), found {out}: "
+                            + ("copy it elsewhere first" if out.exists() else "write it elsewhere (--out my-runs.csv)"))
     # COLUMNS, and the optional columns the rows fill (graphs: an eager run's false)
     columns = [*COLUMNS, *(c for c in OPTIONAL_WRITTEN if c in raw.columns and (raw[c].astype(str).str.strip() != "").any())]
     new = raw.reindex(columns=columns).fillna("").astype(str)

@@ -69,7 +69,7 @@ from roofline.speculation import (
     method_name,
     unknown_method,
 )
-from roofline.units import PLAIN_NUMBER, is_finite
+from roofline.units import PLAIN_NUMBER, count_spelling_hint, is_finite
 
 AXES = ("batch", "context", "k", "alpha")
 # the questions `roofline report` answers, each by the built-in scenario of its name (findings.FINDINGS)
@@ -321,6 +321,12 @@ RANGE_SYNONYMS = {"end": "stop", "max": "stop", "min": "start", "begin": "start"
                   "points": "num", "steps": "num", "logarithmic": "log", "geometric": "log"}  # a range's keys by other names
 
 
+def _spelling_hint(key: str, value) -> str:
+    """' (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)' for a count axis's value written '32k' or '1,024' (qa421:
+    refused without the digits meant), '' otherwise."""
+    return count_spelling_hint(value, lambda n: True) if isinstance(value, str) and not key.endswith("alpha") else ""
+
+
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
     key = f"axes.{name}"
     integer = name in ("batch", "context", "k")
@@ -385,8 +391,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
                 raise RooflineError(f"{where}: {key}: expected a flat list of numbers (one axis), found a nested list "
                                     f"of {len(spec)} rows, the first {str(v)[:60]}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):  # nan said as not finite (qa344)
-                raise field_error(where, key, "a list of finite numbers" if isinstance(v, (int, float)) and not isinstance(v, bool)
-                                  else "a list of numbers", v)
+                number = isinstance(v, (int, float)) and not isinstance(v, bool)
+                error = field_error(where, key, "a list of finite numbers" if number else "a list of numbers", v)
+                raise RooflineError(f"{error}{_spelling_hint(key, v)}")
         values = np.asarray(spec, dtype=np.float64)
 
     elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are
@@ -395,7 +402,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             raise field_error(where, key, "a number", spec)
         values = np.asarray([value], dtype=np.float64)
     else:
-        raise field_error(where, key, "a number, a list or a range {start, stop, num or step, log}", spec)
+        raise RooflineError(f"{field_error(where, key, 'a number, a list or a range {start, stop, num or step, log}', spec)}"
+                            f"{_spelling_hint(key, spec)}")
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
         top = float(values.max())
         raise field_error(where, key, f"values <= {AXIS_MAX[name]:,}",  # 1,000,000,000 as predict says it (qa421: 1e+09)
@@ -567,6 +575,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         if isinstance(k_measured, bool) or not isinstance(k_measured, int) or not 1 <= k_measured <= K_MAX:
             raise field_error(where, "acceptance_length.k", f"the draft length it was measured at, an integer in 1..{K_MAX}", k_measured)
         axes["alpha"] = np.asarray([alpha_from_acceptance_length(where, measured["tau"], k_measured)])
+        if "k" not in raw_axes:  # swept at the k it was measured at, not the method's default (qa426: 2.6 at k = 3 ran at 4)
+            axes["k"] = np.asarray([k_measured], dtype=axes["k"].dtype)
         measured = (float(measured["tau"]), k_measured)
     alpha_given = "alpha" in raw_axes or measured is not None
     if draft is not None and "draft" not in methods:

@@ -113,6 +113,10 @@ def predict_table(point: dict) -> str:
                      + (", an H100 host's CUDA launches (its source): HIP's are not measured here" if amd else "")
                      + f": {_launches_fate_text(p)})")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
+    if p.get("engine_fitted"):  # qa426: a fitted copy was named in the header, its fit said only by `engines show`
+        fit = p["engine_fitted"]
+        lines.append(f"  engine fit           {fit.get('file') or 'a file not recorded'}: {fit.get('rows') or 'rows not recorded'}"
+                     + (f" ({fit['date']})" if fit.get("date") else "") + f"   (roofline engines show {p['engine']})")
     if "ttft_s" in p:
         cached = p.get("prompt_cached_tokens") or 0
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of "

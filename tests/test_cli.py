@@ -346,6 +346,13 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip() == "error: command line: --batch: expected a whole number from 1 to 100,000,000, found '1e3' (write 1000)"
     code, _, err = roofline("predict", "--batch", "1e9")
     assert code == 2 and err.strip().endswith("found '1e9'")
+    # qa421: 32k and 1,024 were refused without the digits meant; a k is not guessed binary or decimal
+    code, _, err = roofline("predict", "--context", "32k")
+    assert code == 2 and err.strip().endswith("found '32k' (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)"), err
+    code, _, err = roofline("predict", "--context", "1,024")
+    assert code == 2 and err.strip().endswith("found '1,024' (write 1024: no separators)"), err
+    code, _, err = roofline("predict", "--batch", "200M")  # neither in range: no digits offered
+    assert code == 2 and err.strip().endswith("found '200M'"), err
     code, _, err = roofline("bench", "--points", "2000.0", "--points", "5")  # 2000.0 is click's 2000: the 5 is refused
     assert code == 2 and err.strip().endswith("found '5'"), err
     code, _, err = roofline("measurements", "convert", "x.json", "--batch", "1e23")  # a range, and no float's digits

@@ -250,6 +250,8 @@ def test_hw_validate_reports_each_file_and_exits_2_on_any_failure(roofline, tmp_
     code, out, _ = roofline("engines", "validate", "vllm", "no-such-engine")
     assert code == 2 and out.splitlines()[0].endswith("engine_profiles/vllm.yaml")
     assert out.splitlines()[1].startswith("FAIL  unknown engine 'no-such-engine'")
+    code, out, _ = roofline("hw", "validate", "vllm")  # qa422: a name of another kind, checked as what it is, as its
+    assert code == 0 and out == f"ok    {ROOT / 'engine_profiles' / 'vllm.yaml'} (an engine profile, checked as one)\n"  # path
 
 
 def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_model(roofline):
@@ -2222,8 +2224,17 @@ def test_a_copy_made_another_device_that_keeps_its_sources_price_is_told(tmp_pat
 
     assert said("acme-x1", ["memory_bandwidth=3.2 TB/s", "peak_flops.fp8=1600 TFLOP/s"]) == [
         f"{tmp_path / 'acme-x1.yaml'}: price: still h100-sxm's 3.00 USD/h, that device's rental, though this copy's memory, "
-        "bandwidth or peaks are another device's: set its own (roofline hw set acme-x1 'price=... USD/h'); cheapest ranks "
-        "devices by it"]
+        "bandwidth or peaks are another device's: set its own (roofline hw set "
+        f"{tmp_path / 'acme-x1.yaml'} 'price=... USD/h'); cheapest ranks devices by it"]  # qa422: off the search path, by
+    # its path (`hw set acme-x1` finds no such profile); on it, by its name
+    on_path = tmp_path / "on-path"
+    on_path.mkdir()
+    with warnings.catch_warnings(record=True) as caught, pytest.MonkeyPatch.context() as mp:
+        warnings.simplefilter("always")
+        mp.setenv("ROOFLINE_PATH", str(on_path))
+        new_profile("hardware", "acme-x9", "h100-sxm", ["memory=96 GB"], out_dir=on_path)
+    assert any("(roofline hw set acme-x9 'price=... USD/h')" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert any("(roofline hw edit acme-x9;" in str(w.message) for w in caught), [str(w.message) for w in caught]
     assert said("acme-x2", ["memory_bandwidth=3.2 TB/s", "price=4 USD/h"]) == []  # its own price
     assert said("h100-cheap", ["price=2 USD/h"]) == [] and said("h100-eff", ["efficiency.memory=0.8"]) == []  # H100 still
     assert len(said("acme-a", ["peak_flops.fp8=1600 TFLOP/s"])) == 1 and len(said("acme-b", ["memory=141 GB"])) == 1
@@ -2573,10 +2584,12 @@ def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_
 
     lines = said(lambda: new_profile("hardware", "src", "h100-sxm", ["price=2 USD/h", "memory=90 GB"], out_dir=tmp_path))
     assert lines == [f"{tmp_path / 'src.yaml'}: memory, price set with no source: the header marks them set by hand (hw show "
-                     "lists them); add where they come from to the file's notes (roofline hw edit src; the source and notes "
-                     "there are of the values it was made from)"], lines
-    assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h", "notes=Price: my cloud's list, 2026-12."],
-                                   (tmp_path,))) == []
+                     f"lists them); add where they come from to the file's notes (roofline hw edit {tmp_path / 'src.yaml'}; "
+                     "the source and notes there are of the values it was made from)"], lines
+    lines = said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h", "notes=Price: my cloud's list, 2026-12."],
+                                    (tmp_path,)))  # qa422: the notes replaced were said of source only
+    assert lines == [f"{tmp_path / 'src.yaml'}: notes replaced: they spoke for the values the copy keeps from h100-sxm too "
+                     "(roofline hw show h100-sxm gives the text), which the new notes now stand for"], lines
     assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h"], (tmp_path,))) == []  # the same value: nothing set
     assert not any("set with no source" in line for line in said(lambda: set_fields(  # a mapping that only drops
         "hardware", "src", ["peak_flops={bf16: 989.4 TFLOP/s, fp16: 989.4 TFLOP/s}"], (tmp_path,))))  # entries (qa314)
@@ -2862,6 +2875,35 @@ def test_a_hardware_number_changed_in_the_editor_without_a_source_is_said_as_set
     assert code == 0 and f"warning: {path}: step_overhead set with no source: add where it comes from to the file's notes" in err, err
     code, _, err = roofline("hw", "edit", "ed-gpu")
     assert code == 0 and "set with no source" not in err and path.read_text() == sourced, err
+
+
+@pytest.mark.slow
+def test_a_copys_notes_replaced_in_the_editor_are_said_and_notes_added_to_are_not(roofline, tmp_path, monkeypatch):
+    """qa422: a copy's notes, which spoke for the values it keeps from its source, were replaced in silence (its source
+    was said); text added to them in the editor keeps them, and is not said."""
+    assert roofline("hw", "new", "ed-copy", "--from", "h100-sxm")[0] == 0
+    path = Path(__import__("os").environ["ROOFLINE_USER_DIR"]) / "ed-copy.yaml"
+    import yaml
+
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith("notes:"))
+    last = next((i for i in range(first + 1, len(lines)) if lines[i][:1] not in (" ", "\n", "")), len(lines))
+
+    def with_notes(notes: str) -> str:  # the notes block replaced by one JSON-quoted line (YAML reads it)
+        return "".join(lines[:first]) + f"notes: {json.dumps(notes)}\n" + "".join(lines[last:])
+
+    old = yaml.safe_load(text)["notes"]
+    added = with_notes(old.rstrip() + " Price checked 2026-12.")
+    editor, _ = _fake_editor(tmp_path, [added, None])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("hw", "edit", "ed-copy")
+    assert code == 0 and "Price checked 2026-12." in path.read_text() and "replaced" not in err, err
+    editor, _ = _fake_editor(tmp_path, [with_notes("Mine: my lab's measurements.")])
+    monkeypatch.setenv("EDITOR", editor)
+    code, _, err = roofline("hw", "edit", "ed-copy")
+    assert code == 0 and f"warning: {path}: notes replaced: they spoke for the values the copy keeps from h100-sxm" in err, err
 
 
 @pytest.mark.slow

@@ -1051,17 +1051,35 @@ def test_a_fit_worse_than_the_profile_as_it_is_says_so_and_names_what_it_held():
 
 def test_a_fit_pinned_at_its_bounds_says_what_the_rows_ask_for():
     """qa407: rows 3x slower than any setup left kernel_latency, host_per_step and host_per_sequence at their high
-    bounds, written with exit 0 and nothing said but each row's 'at high bound'."""
+    bounds, written with exit 0 and nothing said but each row's 'at high bound'. qa426: speculation's costs at their
+    floor of 0 were blamed on the device or the dtype, and an efficiency's low bound (more time) was counted as less."""
     from roofline.fit import _pinned
 
-    def fit(*bounds):
-        return {"parameters": [{"parameter": f"p{i}", "bound": b} for i, b in enumerate(bounds)]}
+    def fit(*rows):
+        return {"parameters": [{"parameter": name, "bound": bound, "low": 0.0 if name.startswith(("host", "spec")) else 1.0}
+                               for name, bound in rows]}
 
-    (line,) = _pinned(fit("high", "high", "", "high"))
-    assert line.startswith("3 parameters at their high bounds (p0, p1, p3): the rows ask for more time than these costs "
-                           "allow; check for a run without graphs"), line
-    assert _pinned(fit("low", "low"))[0].startswith("2 parameters at their low bounds (p0, p1): the rows ask for less time")
-    assert _pinned(fit("high", "low", "")) == [] == _pinned(fit("high"))  # one at a bound: each row's note says it
+    (line,) = _pinned(fit(("kernel_latency", "high"), ("host_per_step", "high"), ("allreduce_latency", ""),
+                          ("host_per_sequence", "high")))
+    assert line.startswith("3 parameters at the bounds that make a step slowest (kernel_latency, host_per_step, "
+                           "host_per_sequence): the rows ask for more time than these costs allow; check for a run "
+                           "without graphs"), line
+    (line,) = _pinned(fit(("kernel_latency", "high"), ("quantised_moe_efficiency [AMD Instinct]", "low")))
+    assert line.startswith("2 parameters at the bounds that make a step slowest (kernel_latency, quantised_moe_efficiency "
+                           "[AMD Instinct])"), line
+    (line,) = _pinned(fit(("kernel_latency", "low"), ("weight_only_efficiency", "high")))
+    assert line.startswith("2 parameters at the bounds that make a step fastest (kernel_latency, weight_only_efficiency): "
+                           "the rows ask for less time than the device allows"), line
+    (line,) = _pinned(fit(("kernel_latency", "low"), ("host_per_step", "low")))
+    assert "make a step fastest (kernel_latency, host_per_step)" in line, line
+    (line,) = _pinned(fit(("spec_per_draft_step", "low"), ("spec_per_iteration", "low")))
+    assert line == ("2 costs at 0, their floor (spec_per_draft_step, spec_per_iteration): the rows need none of them; a "
+                    "speculative row faster than its acceptance_length and k allow pins speculation's costs there: check "
+                    "that they are the run's"), line
+    (line,) = _pinned(fit(("host_per_step", "low"), ("host_per_sequence", "low")))
+    assert line == "2 costs at 0, their floor (host_per_step, host_per_sequence): the rows need none of them", line
+    assert _pinned(fit(("kernel_latency", "high"), ("allreduce_latency", "low"), ("x", ""))) == []
+    assert _pinned(fit(("kernel_latency", "high"))) == [] == _pinned(fit(("quantised_moe_efficiency", "high")))
 
 
 def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_said(tmp_path):

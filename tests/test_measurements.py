@@ -582,7 +582,12 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     before_shipped = shipped.read_bytes()
     code, _, err = roofline("measurements", "convert", spec, *common[:-3], shipped, "--append")
     assert code == 2 and "(the shipped measurements, fit's and accuracy's default input)" in err
+    assert err.rstrip().endswith("published.csv: copy it elsewhere first"), err
     assert shipped.read_bytes() == before_shipped
+    new_there = shipped.parent / "my-runs-not-there.csv"  # qa426: a new file was told to be copied first
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], new_there)
+    assert code == 2 and err.rstrip().endswith("my-runs-not-there.csv: write it elsewhere (--out my-runs.csv)"), err
+    assert not new_there.exists()
     big = tmp_path / "big.csv"
     body = out.read_text().replace("\r\n", "\n").splitlines(keepends=True)
     big.write_text(body[0] + "".join(body[1].replace("0.0112", f"{0.0112 + i * 1e-7:.7f}") for i in range(9000)))
@@ -811,7 +816,7 @@ def test_convert_reads_vllms_latencies_its_no_cap_zero_and_a_byte_order_mark(tmp
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=2)
     assert list(raw["concurrency"]) == ["1.2", "1.2"] and list(raw["batch"]) == ["2", "2"]
     assert "concurrency = (sum of latencies) / duration" in raw["notes"][0]  # it named ttfts and itls, not given here
-    with pytest.raises(RooflineError, match="0 is vLLM's 'no cap'"):
+    with pytest.raises(RooflineError, match="0 is the benchmark's 'no cap'"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
 
 
@@ -1166,6 +1171,28 @@ def test_convert_says_an_engine_given_against_the_results_own_and_a_version_with
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vllm", engine_version="0.10.1")
 
 
+def test_convert_says_a_run_of_few_requests_a_slot_without_records_of_its_mean_in_flight(tmp_path):
+    """qa426: convert was silent where no record gave the mean in flight, and 100 requests under a cap of 256 were
+    written at 256 in flight: at most the 100 there were ran at once."""
+    path = tmp_path / "few.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": 100, "completed": 100, "max_concurrency": 256}))
+    with pytest.warns(RooflineWarning, match=r"few.json: result 1: no per-request records give its mean in flight .*: its "
+                                             r"rows run at its 100 completed requests, fewer than the client's cap 256, all "
+                                             r"at once, the most that can be: they predict fast by as much"):
+        raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["batch"]) == ["256"] * 2 and list(raw["concurrency"]) == ["100"] * 2
+    assert "concurrency = completed requests, fewer than the cap" in raw["notes"][0]
+    path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": 64, "completed": 64}))
+    with pytest.warns(RooflineWarning, match=r"its rows run at the client's cap, batch 32, where 64 requests, 2 a slot, "
+                                             r"drain their last wave with fewer"):
+        raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["concurrency"]) == ["", ""]
+    path.write_text(json.dumps(VLLM_RESULT))  # 320 requests, 10 a slot: within 5% of the cap, nothing to say
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")["concurrency"]) == ["", ""]
+
+
 def test_a_mean_in_flight_is_not_written_above_its_cap():
     """qa193: 12,346 in flight of a cap of 12,346 was written 1.235e+04, which convert's own check refused."""
     from roofline.measurements import _concurrency_text
@@ -1253,7 +1280,7 @@ def test_convert_and_rows_keep_a_profile_paths_case_refuse_a_key_given_twice_and
     path.write_text(text[:-1] + ', "mean_tpot_ms": 99}')
     with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: not valid JSON: key 'mean_tpot_ms' given twice"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
-    for cap, found in ((1e30, "found 1e+30"), (0, "0 is vLLM's 'no cap', found 0"), (0.0, "found 0.0")):
+    for cap, found in ((1e30, "found 1e+30"), (0, "0 is the benchmark's 'no cap', found 0"), (0.0, "found 0.0")):
         path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": cap}))
         with pytest.raises(RooflineError) as err:
             convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
@@ -1280,8 +1307,8 @@ def test_convert_says_speculative_rows_above_their_engines_cap_while_speculating
 
     def said(batch: int, engine: str, method: str = "eagle") -> list[str]:
         path = tmp_path / f"run{batch}.jsonl"
-        path.write_text(json.dumps({"max_concurrency": batch, "completed": 200, "total_input_tokens": 204800,
-                                    "total_output_tokens": 102400, "output_throughput": 60.0 * batch, "mean_tpot_ms": 16.0,
+        path.write_text(json.dumps({"max_concurrency": batch, "completed": 1000, "total_input_tokens": 1024000,
+                                    "total_output_tokens": 512000, "output_throughput": 60.0 * batch, "mean_tpot_ms": 16.0,
                                     **({"accept_length": 2.6} if method != "none" else {})}) + "\n")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -172,6 +172,29 @@ def test_a_measured_acceptance_length_in_a_scenario_is_swept_as_its_alpha_and_re
             scenario_from_dict({**data, **bad}, "m.yaml")
 
 
+def test_a_measured_acceptance_length_without_a_k_axis_sweeps_the_k_it_was_measured_at():
+    """qa426: tau 2.6 measured at k = 3 swept the method's default k 4, where its one rate runs optimistic."""
+    data = {"name": "m", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+            "acceptance_length": {"tau": 2.6, "k": 3}, "axes": {"batch": [1, 8]}}
+    assert scenario_from_dict(data, "m.yaml").axes["k"].tolist() == [3]
+    assert scenario_from_dict({**data, "axes": {"k": [2, 5]}}, "m.yaml").axes["k"].tolist() == [2, 5]  # given: kept
+    assert scenario_from_dict({k: v for k, v in data.items() if k != "acceptance_length"}, "m.yaml").axes["k"].tolist() == [4]
+
+
+def test_an_axis_count_written_32k_or_with_separators_is_told_its_digits():
+    """qa421: `context: [32k]` and `batch: ["2,048"]` were refused without the digits meant; a k is not guessed."""
+    base = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b"}
+    for axes, says in (({"context": ["32k", 1024]}, "axes.context: expected a list of numbers, found '32k' (write 32768 "
+                                                    "for 32 x 1,024, or 32000 for 32 x 1,000)"),
+                       ({"context": "1M"}, "found '1M' (write 1048576 for 1 x 1,048,576, or 1000000 for 1 x 1,000,000)"),
+                       ({"batch": [1, "2,048"]}, "axes.batch: expected a list of numbers, found '2,048' (write 2048: no "
+                                                 "separators)")):
+        with pytest.raises(RooflineError, match=re.escape(says) + "$"):
+            scenario_from_dict({**base, "axes": axes}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"axes.alpha: expected a list of numbers, found '0.5k'$"):  # a rate: no count
+        scenario_from_dict({**base, "method": "eagle", "axes": {"alpha": ["0.5k"]}}, "s.yaml")
+
+
 def test_a_readme_scenario_path_run_outside_the_checkout_names_the_built_in(tmp_path, monkeypatch):
     """`roofline sweep scenarios/moe-verify-cost.yaml` from another folder said only 'scenario file not found'."""
     from roofline.errors import RooflineError

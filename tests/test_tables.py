@@ -1308,6 +1308,19 @@ def test_the_kernel_latencies_line_and_engines_show_say_the_activation_quantisat
     assert _engine_version({"engine_values": {"version": ""}}) == "" == _engine_version({})
 
 
+@pytest.mark.slow
+def test_predict_says_which_fit_the_engines_costs_come_from():
+    """qa426: predict's header named a fitted copy, the file and rows it was fitted to only `engines show` said."""
+    vllm = load_engine("vllm")
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8)
+    assert p["engine_fitted"] == {key: vllm.fitted[key] for key in ("file", "rows", "date")}
+    (line,) = [ln for ln in predict_table(p).splitlines() if ln.startswith("  engine fit ")]
+    assert line == (f"  engine fit           measurements/published.csv: {vllm.fitted['rows']} ({vllm.fitted['date']})"
+                    "   (roofline engines show vllm)")
+    ideal = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine="ideal")
+    assert ideal["engine_fitted"] is None and "engine fit" not in predict_table(ideal)
+
+
 def _operator_rows(p):
     lines = predict_table(p).splitlines()
     i = next(i for i, x in enumerate(lines) if x.startswith("  operator "))
