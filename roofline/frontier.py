@@ -156,6 +156,9 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     # at k = 0 the drafter does not run: its device neither counts nor costs (qa268: a plain pick said draft_hardware l4)
     # and a plain row is k 0 with no acceptance, as the printed table says it (qa280: the CSV gave the axes' k 1, alpha 0.8)
     given = df[plain_given].assign(method="none", k=0, alpha=float("nan"))
+    for column in ("best_k", "break_even_batch"):  # a swept k's, or a method none row's 0: a plain point drafts no k, as
+        if column in given:  # one drawn from a speculative row's baseline (qa428: the CSV's plain pick said best_k 5)
+            given[column] = float("nan")
     plain = [given.assign(draft_hardware="") if "draft_hardware" in df else given]
     if all(c in df for c in BASELINE) and len(spec):
         # the plain point's own figures where the table has them; the speculative ones (drafting, verifying, the

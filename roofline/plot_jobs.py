@@ -542,6 +542,22 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
 ON_THE_TARGET = ("none", "co-located", "default", "target", "on the target")  # --where draft_hardware=
 
 
+# what people call a column by another name (qa428: `--where gpu=mi300x` for hardware)
+COLUMN_SYNONYMS = {"gpu": "hardware", "gpus": "hardware", "device": "hardware", "accelerator": "hardware",
+                   "concurrency": "batch", "seq_len": "context", "context_len": "context", "draft_len": "k",
+                   "acceptance": "alpha", "framework": "engine", "dtype": "weight_dtype"}
+
+
+def _column_hint(column: str, columns) -> str:
+    """' (did you mean hardware?)' for a column the table lacks, by its usual other name or its spelling; '' else."""
+    from roofline.errors import closest_names
+
+    known = [str(c) for c in columns]
+    meant = COLUMN_SYNONYMS.get(column.strip().lower())
+    close = [meant] if meant in known else closest_names(column, known, 1, 0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: bool = True) -> pd.DataFrame:
     """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number, within a float32's
     precision, FLOAT32_RTOL, so a CSV's and a Parquet's rows match alike: tp=4, context=8192, alpha=nan for NaN;
@@ -559,7 +575,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if sep and column not in df.columns and not strict:
             continue
         if not sep or column not in df.columns:
-            raise RooflineError(f"--where: expected COLUMN=VALUE with a column of {source}, found {condition!r}")
+            raise RooflineError(f"--where: expected COLUMN=VALUE with a column of {source}, found {condition!r}"
+                                + (_column_hint(column, df.columns) if sep else ""))
         values = df[column]
         if pd.api.types.is_bool_dtype(values):  # true / false, in any case
             values, value = values.astype(str).str.lower(), value.lower()

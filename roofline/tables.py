@@ -1525,8 +1525,7 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: se
         lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
                      f"{'replica' if f['replicas'] == 1 else 'replicas'}, {_devices(f['devices'])}, each: "
                      + _pick_text(kind, row, frontier[frontier["decoding"] == kind], varied, draft, how=how, overlap=overlap)
-                     + (f" (the replica runs the {users_text}, fewer than this batch: faster and dearer a token than "
-                        "this row)" if users < int(row["batch"]) else ""))  # (qa418)
+                     + _fewer_than_batch_text(users, f["replicas"], int(row["batch"])))
         pick = f.get("pick")
         if pick is not None and (pick["usd_per_hour"], pick["devices"]) != (f["usd_per_hour"], f["devices"]):
             lines.append(f"  {'':<12} the pick by cost per token above ({format_significant(pick['row']['tokens_per_s_per_user'])} "
@@ -1542,6 +1541,19 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: se
 def _devices(n: int) -> str:
     """'1 device', '1,024 devices' (qa416: '1 devices')."""
     return f"{n:,} device" + ("" if n == 1 else "s")
+
+
+def _fewer_than_batch_text(users: int, replicas: int, batch: int) -> str:
+    """' (each replica runs 33 or 34 of the 200 users, fewer than this batch: ...)' where a fleet's replicas run fewer
+    sequences than the row's batch, '' otherwise (qa418: one replica; qa428: six replicas of batch 38 for 200 users
+    ran 33-34 each, unsaid)."""
+    most, fewest = -(-users // replicas), users // replicas
+    if most >= batch:
+        return ""
+    users_text = f"{users:,} {'user' if users == 1 else 'users'}"
+    runs = (f"the replica runs the {users_text}" if replicas == 1 else
+            f"each replica runs {fewest:,}{'' if fewest == most else f' or {most:,}'} of the {users_text}")
+    return f" ({runs}, fewer than this batch: faster and dearer a token than this row)"
 
 
 def _usd_per_hour(usd_per_hour: float) -> str:

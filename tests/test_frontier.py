@@ -849,6 +849,9 @@ def test_cheapest_out_marks_the_picks(tmp_path, roofline):
     frontier = pd.read_csv(tmp_path / "f.csv")
     picked = frontier[frontier["pick"]]
     assert sorted(picked["decoding"]) == ["plain", "speculation"]
+    plain = frontier[frontier["decoding"] == "plain"]  # qa428: a plain row drawn from k = 0 carried the swept best k
+    assert plain["best_k"].isna().all() and plain["break_even_batch"].isna().all(), plain[["k", "best_k"]]
+    assert frontier.loc[frontier["decoding"] == "speculation", "best_k"].notna().any()
     for _, row in picked.iterrows():  # the printed pick line of each kind names the row marked
         line = next(ln for ln in out.splitlines() if re.match(rf"  {row['decoding']} +\$", ln))
         assert f"on {row['hardware']} x " in line and f", batch {int(row['batch'])}" in line

@@ -4,6 +4,7 @@ calling process, and a FigurePool draws jobs in job order in its workers or, wit
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -262,6 +263,20 @@ def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "s", where=("tp=8", "context=8192", "context=2048"))
     with pytest.raises(RooflineError, match=r"--where: expected COLUMN=VALUE with a column of"):
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tpx=3",))
+
+
+def test_where_on_a_column_the_table_lacks_names_the_one_meant():
+    """qa428: `--where gpu=mi300x` said the column was not one of the table's, not which one was meant."""
+    import pandas as pd
+
+    from roofline.plot_jobs import select_rows
+
+    df = pd.DataFrame({"hardware": ["mi300x", "h200"], "batch": [1, 8], "context": [1024, 1024]})
+    for condition, meant in (("gpu=mi300x", "hardware"), ("hardwre=h200", "hardware"), ("concurrency=8", "batch")):
+        with pytest.raises(RooflineError, match=re.escape(f"found {condition!r} (did you mean {meant}?)") + "$"):
+            select_rows(df, (condition,), "t.csv")
+    with pytest.raises(RooflineError, match=r"found 'zzz=1'$"):
+        select_rows(df, ("zzz=1",), "t.csv")
 
 
 def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():

@@ -1210,7 +1210,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
                 "axes": {"batch": [1, 2, 4, 8, 16, 32, 64], "context": [4096]}}
     df = api.sweep(scenario)
     refused, _ = refused_layouts(df)
-    speed = 40.0
+    speed = 30.0  # (40 until session 66's refit of sglang on AMD, which made H200 the cheaper there)
     picks, refined = cheapest(df, speed, refused), refine(df, speed, refused)
     answer = refined["plain"]["row"]
     assert answer is not None and answer["hardware"] == "mi300x"  # the case: MI300X cheaper, inside the miss's batches
@@ -1240,7 +1240,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
         unpriced = miss_margin_notes(df, picks, speed, refused, (), refined)
     finally:
         monkey.undo()
-    assert len(unpriced) == 1 and "the cheapest plain swept point at 40 tokens/s per user" in unpriced[0], unpriced
+    assert len(unpriced) == 1 and "the cheapest plain swept point at 30 tokens/s per user" in unpriced[0], unpriced
     assert "or more, or less where a cheaper point lies between the swept batches (not priced: its note)" in unpriced[0]
     df.to_csv(tmp_path / "results.csv", index=False)  # and `roofline cheapest` says it under its table
     code, out, _ = roofline("cheapest", tmp_path / "results.csv", "--min-tokens-per-user", str(speed))

@@ -1360,3 +1360,17 @@ def test_models_lists_kv_header_spans_both_kv_columns():
     lines = model_list([load_model("llama-3.1-8b")]).splitlines()
     title = "KV per token, bf16"
     assert lines[0].index(title) + len(title) == len(lines[1]) == lines[2].index("  gqa")
+
+
+def test_a_fleet_whose_replicas_run_fewer_users_than_its_batch_says_how_many_each_runs():
+    """qa428: six replicas of batch 38 for 200 users run 33 or 34 each, faster and dearer a token than the row, where
+    only one replica's fewer users were said (qa418)."""
+    from roofline.tables import _fewer_than_batch_text
+
+    assert _fewer_than_batch_text(200, 6, 38) == (" (each replica runs 33 or 34 of the 200 users, fewer than this batch: "
+                                                  "faster and dearer a token than this row)")
+    assert _fewer_than_batch_text(9, 1, 16) == " (the replica runs the 9 users, fewer than this batch: faster and dearer a token than this row)"
+    assert _fewer_than_batch_text(1, 1, 4).startswith(" (the replica runs the 1 user, ")
+    assert _fewer_than_batch_text(60, 2, 32) == " (each replica runs 30 of the 60 users, fewer than this batch: faster and dearer a token than this row)"
+    assert "(each replica runs 28 or 29 of the 200 users," in _fewer_than_batch_text(200, 7, 32)
+    assert _fewer_than_batch_text(64, 2, 32) == "" == _fewer_than_batch_text(65, 3, 22)  # the busiest runs the batch
