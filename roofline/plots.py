@@ -311,11 +311,14 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                 keys = [key for key in keys if _at(key, positions) in kept]
                 most = max(most, len(keys))
                 continue
+            first = keys[0]  # the headline's value, put first (headline_first)
             keys, note = _narrow(keys, positions, fits, headline=headline_first)
-            value = keys[0]
-            notes.append(_layout_value_label(meta, axis, tuple(value[p] for p in positions)) + " only"
-                         if note == "one" else f"{_axis_name(axis[0]) if len(axis) == 1 else 'layout'}: the first that "
-                         "fits, per panel")
+            value = keys[0] if note != "headline per panel" else first
+            named = _axis_name(axis[0]) if len(axis) == 1 else "layout"
+            notes.append(_layout_value_label(meta, axis, tuple(value[p] for p in positions)) + " only" if note == "one" else
+                         f"{_layout_value_label(meta, axis, tuple(value[p] for p in positions))} where it fits, else the "
+                         f"first {named} that fits, per panel" if note == "headline per panel" else
+                         f"{named}: the first that fits, per panel")
             continue
         if step == 1:  # one context left: a grid of up to MAX_GRID_PANELS (hardware, model) is kept whole
             cells = len({key[:grid] for key in keys})
@@ -325,12 +328,16 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             before = len(keys)
             if axis == "engine":  # a serving engine before ideal, the bound, as the report and cheapest lead with one
                 keys = sorted(keys, key=lambda key: key[by.index(axis)] == "ideal")  # (qa379: a sweep of [ideal, vllm] drew ideal's)
+            first = keys[0]
             keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine", headline=headline_first)
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue
             if note == "one":
                 value = keys[0][by.index(axis)]
                 notes.append(f"{_axis_value_label(meta, axis, value)} only")
+            elif note == "headline per panel":
+                notes.append(f"{_axis_value_label(meta, axis, first[by.index(axis)])} where it fits, else the first "
+                             f"{_axis_name(axis)} that fits, per panel")
             else:
                 notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
     if len(keys) > most:
@@ -411,8 +418,20 @@ def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool 
     fitting = {(r, _at(key, positions)) for r, key in zip(rest, keys) if key in fits}
     values = list(dict.fromkeys(_at(key, positions) for key in keys))
     present = {(r, _at(key, positions)) for r, key in zip(rest, keys)}
-    shared = (values[0] if headline and all((r, values[0]) in present for r in panels)
-              and any((r, values[0]) in fitting for r in panels) else
+    headline_kept = headline and all((r, values[0]) in present for r in panels) and any((r, values[0]) in fitting for r in panels)
+    if headline_kept and not one and not all((r, values[0]) in fitting for r in panels):
+        # the headline's value where it fits, each other panel its first value that does (qa428: a report's Qwen3-235B
+        # panels on MI300X and H200 drawn all grey at the headline's TP 1, which fits there at TP 8)
+        chosen = {}
+        for r, key in zip(rest, keys):  # a panel's first key that fits, else its first key
+            if r not in chosen or (chosen[r] not in fits and key in fits):
+                chosen[r] = key
+        for r, key in zip(rest, keys):  # the headline's value before it where it fits there
+            if _at(key, positions) == values[0] and key in fits:
+                chosen[r] = key
+        kept = [key for key in keys if chosen[_without(key, positions)] == key]
+        return kept, "one" if len({_at(key, positions) for key in kept}) == 1 else "headline per panel"
+    shared = (values[0] if headline_kept else
               next((v for v in values if all((r, v) in fitting for r in panels)), None))
     if shared is None and one:
         shared = next((v for v in values if any((r, v) in fitting for r in panels)), values[0])
@@ -444,7 +463,7 @@ def _layout_value_label(meta: dict, axes: tuple, values: tuple) -> str:
 def _axis_name(axis: str) -> str:
     """A panel axis as a subset note names it: 'TP', 'weight dtype', 'context'."""
     names = {"tp": "TP", "ep": "EP", "pp": "PP", "dp_attention": "DP-attention", "draft_hardware": "drafter hardware",
-             "shared_prefix": "shared prefix"}
+             "shared_prefix": "shared prefix", "kv_dtype": "KV dtype"}
     return names.get(axis, axis.replace("_", " "))
 
 
@@ -537,14 +556,15 @@ def refusals_drawn(meta: dict, key: dict | None = None) -> list[dict]:
     return out
 
 
-def _figure(n: int, width: float = 5.6, height: float = 4.2, legend_in: float = 0.0, share_y: bool = False) -> tuple[Figure, list]:
+def _figure(n: int, width: float = 5.6, height: float = 4.2, legend_in: float = 0.0, share_y: bool = False,
+            share_x: bool = False) -> tuple[Figure, list]:
     """n panels of width x height inches (one row up to three, else two, three or, for eight, four columns), plus room for a
-    side legend; `share_y` puts every panel on the same y scale so that hardware compare at a glance."""
+    side legend; `share_y` (`share_x`) puts every panel on the same y (x) scale so that hardware compare at a glance."""
     ncols = n if n <= 3 else 2 if n == 4 else 4 if n == 8 else 3
     nrows = math.ceil(n / ncols)
     fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.8), dpi=DPI)  # laid out by `arrange`
     FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=share_y).ravel()
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=share_y, sharex=share_x).ravel()
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, list(axes[:n])
@@ -1042,7 +1062,13 @@ def _wrap_parts(title: str, chars: int) -> str:
 def _shown_meta(meta: dict, columns: tuple[str, ...], keys: list[tuple]) -> dict:
     """The meta of what a figure draws: each panel config column in `columns` (its values in the panel `keys`) holds
     the values shown, not every value of the sweep, so that the title's setup line describes the drawn panels."""
-    return {**meta, **{column: list(dict.fromkeys(key[i] for key in keys)) for i, column in enumerate(columns)}}
+    shown = {**meta, **{column: list(dict.fromkeys(key[i] for key in keys)) for i, column in enumerate(columns)}}
+    degrees = [(i, column) for i, column in enumerate(columns) if column in LAYOUT_DEGREES]
+    if degrees and meta.get("layouts"):  # the layouts drawn, not every one swept (qa428: a per-panel choice of two
+        drawn = {tuple(str(key[i]) for i, _ in degrees) for key in keys}  # layouts listed the third, drawn nowhere)
+        shown["layouts"] = [layout for layout in meta["layouts"]
+                            if tuple(_layout_degree(layout, column) or "1" for _, column in degrees) in drawn]
+    return shown
 
 
 def _memory_note(df: pd.DataFrame, note: str) -> str:
@@ -1790,7 +1816,8 @@ def _batch_line_frames(df: pd.DataFrame, meta: dict) -> tuple:
     (figure, panels, models, subset note, meta shown: _panel_frames, a legend beside and one y axis; whether it
     speculates; the alphas drawn, their note and colours; dots where the batches are few; a tree's depth, 'depth 3' or
     'its depth', None without a tree: a tree sweeps one depth, scenario's qa345)."""
-    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    # both axes shared: each panel's per-user speed and throughput read against the others' (qa428: x was each panel's own)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True, share_x=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
@@ -2027,7 +2054,8 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     batch sizes (one is a dot, not a trade-off: qa190) and a point that fits in memory."""
     if not _any_fit(df) or df["batch"].nunique() < 2:
         return None
-    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    # both axes shared: each panel's per-user speed and throughput read against the others' (qa428: x was each panel's own)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True, share_x=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)

@@ -43,7 +43,7 @@ def predict_table(point: dict) -> str:
            "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
-        + (f"; its bytes {_bytes_verb(p)} {format_seconds(_memory_time_s(p))}{'' if _bytes_take(p) else ' of it'} at the derated "
+        + (f"; its bytes {_bytes_verb(p)} {format_seconds(_memory_time_s(p))}{'' if _bytes_take(p) else ' of the step'} at the derated "
            f"bandwidth{_efficiencies_text(p)}, and "
            f"twice the bandwidth gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
@@ -544,7 +544,7 @@ def _bytes_verb(p: dict) -> str:
 
 def _step_aside(p: dict) -> str:
     """What the step line says where it gives no bytes' time (qa337): a memory-bound step's kernels below the derated
-    bandwidth ('; its kernels reach less than the derated bandwidth (mlp at 0.714 of it: vllm's efficiency for it)'),
+    bandwidth ('; its kernels reach less than the derated bandwidth (mlp at 0.714 of that bandwidth: vllm's efficiency)'),
     a compute-bound one's host work where it is over half the step, added to the device's time."""
     if p["bound"] == "memory" and not p.get("launch_bound") and not _host_sets_step(p) and _efficiencies_text(p):
         return f"; its kernels reach less than the derated bandwidth{_efficiencies_text(p)}"
@@ -556,18 +556,19 @@ def _step_aside(p: dict) -> str:
 
 
 def _efficiencies_text(p: dict) -> str:
-    """' (experts at 0.708 of it: sglang's efficiency for it)' where operators' kernels reach less than the derated
+    """' (experts at 0.708 of that bandwidth: sglang's efficiency)' where operators' kernels reach less than the derated
     bandwidth, by the engine's efficiencies (memory_efficiencies) or the hardware profile's operator ceilings
-    (memory_ceilings_measured, qa335), so that what twice the bandwidth saves reads as half the time said (qa333)."""
+    (memory_ceilings_measured, qa335), so that what twice the bandwidth saves reads as half the time said (qa333; qa428:
+    'of it' and 'for it' read as three different things)."""
     def said(below: dict, whose: str) -> str:
         by_share: dict[float, list[str]] = {}
         for name, share in below.items():
             by_share.setdefault(share, []).append(name.replace("_", " "))
         parts = [f"{spoken_list(names)} at {format_significant(share)}" for share, names in by_share.items()]
-        return f"{', '.join(parts)} of it: {whose}"  # ', ' within a group, '; ' between them (qa339)
+        return f"{', '.join(parts)} of that bandwidth: {whose}"  # ', ' within a group, '; ' between them (qa339)
 
     engine, device = p.get("memory_efficiencies") or {}, p.get("memory_ceilings_measured") or {}
-    parts = ([said(engine, f"{p['engine']}'s efficiency for {'them' if len(engine) > 1 else 'it'}")] if engine else []) + (
+    parts = ([said(engine, f"{p['engine']}'s efficienc{'ies' if len(set(engine.values())) > 1 else 'y'}")] if engine else []) + (
         [said(device, f"the hardware profile's operator ceiling{'s' if len(device) > 1 else ''}")] if device else [])
     return f" ({'; '.join(parts)})" if parts else ""
 

@@ -1889,7 +1889,11 @@ def test_a_layout_left_out_is_said_with_the_devices_it_does_not_fit_and_a_headli
     by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
     assert {key[by.index("tp")] for key in keys} == {2, 4} and note == "TP 1 left out (no point of it fits on b or c)"
     by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
-    assert {key[by.index("tp")] for key in keys} == {1} and len(keys) == 3 and note == "TP 1 only"
+    # qa428: the headline's TP 1 where it fits (a), each other panel its first layout that fits (b and c were drawn grey)
+    assert [(key[0], key[by.index("tp")]) for key in keys] == [("a", 1), ("b", 2), ("c", 2)], keys
+    assert note == "TP 1 where it fits, else the first TP that fits, per panel", note
+    every = rows.assign(fits_in_memory=True)  # TP 1 fits on every device: it alone
+    assert plots._panels(every, ("hardware", "model", "context"), {"headline_first": True})[2] == "TP 1 only"
     none = rows.assign(fits_in_memory=rows["tp"] > 1)  # TP 1 fits nowhere: not the headline's
     assert plots._panels(none, ("hardware", "model", "context"), {"headline_first": True})[2] == "TP 2 only"
     one = pd.DataFrame([(hw, "x", 1024, tp) for tp in (1, 2, 4) for hw in "a"], columns=["hardware", "model", "context", "tp"])
@@ -1943,7 +1947,10 @@ def test_a_left_out_layout_on_panels_of_one_device_and_a_headline_dtype_are_said
     rows["fits_in_memory"] = (rows["kv_dtype"] == "fp8") | (rows["hardware"] == "a")  # bf16 KV fits on a alone
     assert plots._panels(rows, ("hardware", "model", "context"), {})[2] == "fp8 KV only"
     by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
-    assert note == "bf16 KV only" and len(keys) == 4
+    assert note == "bf16 KV where it fits, else the first KV dtype that fits, per panel" and len(keys) == 4  # (qa428)
+    assert [key[3] for key in keys] == ["bf16", "fp8", "fp8", "fp8"], keys
+    every = rows.assign(fits_in_memory=True)
+    assert plots._panels(every, ("hardware", "model", "context"), {"headline_first": True})[2] == "bf16 KV only"
 
 
 @pytest.mark.slow
@@ -1962,4 +1969,14 @@ def test_a_reports_generic_figure_draws_its_headlines_layout_where_it_fits_on_so
     assert int(top["tp"]) == 1 and not df[df["tp"] == 1].groupby("hardware", observed=True)["fits_in_memory"].any().all()
     with rc_context(plots.STYLE):
         fig = REPORT_PLOTTERS["generic"](df, ops, meta)
-    assert fig._suptitle.get_text().replace("\n", " ").endswith("TP 1 only")
+    # qa428: the devices where the headline's TP 1 does not fit drawn at their first layout that does, not grey
+    assert fig._suptitle.get_text().replace("\n", " ").endswith("TP 1 where it fits, else the first TP that fits, per panel")
+
+
+def test_the_setup_line_lists_the_layouts_drawn_not_every_one_swept():
+    """qa428: panels drawn at TP 1 and TP 8 (each panel its own) listed DP-attention 8, EP 8 too, drawn nowhere."""
+    meta = {"layouts": ["tp 1", "tp 8", "tp 1, dp-attention 8, ep 8"]}
+    keys = [("a", "x", 2048, 8, 1, 1), ("b", "x", 2048, 1, 1, 1)]
+    shown = plots._shown_meta(meta, ("hardware", "model", "context", "tp", "dp_attention", "ep"), keys)
+    assert shown["layouts"] == ["tp 1", "tp 8"] and meta["layouts"][2] == "tp 1, dp-attention 8, ep 8"
+    assert plots._shown_meta(meta, ("hardware", "model", "context"), keys[:1])["layouts"] == meta["layouts"]  # not panels

@@ -255,8 +255,8 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     saved_s = one["step_time_s"] - one["step_time_at_2x_bandwidth_s"]
     assert saved_s == pytest.approx(one["memory_time_s"] / 2, rel=0.02) and one["memory_time_s"] > one["bytes_time_s"]
     share = format_significant(round(load_engine("sglang").for_hardware("h200").quantised_moe_efficiency, 4))
-    assert (f"its bytes set {format_seconds(one['memory_time_s'])} of it at the derated bandwidth (experts at {share} of it: "
-            "sglang's efficiency for it), and twice the bandwidth gives") in predict_table(one), predict_table(one)
+    assert (f"its bytes set {format_seconds(one['memory_time_s'])} of the step at the derated bandwidth (experts at {share} "
+            "of that bandwidth: sglang's efficiency), and twice the bandwidth gives") in predict_table(one), predict_table(one)
     staged = roofline.predict("h200", "deepseek-v3", 1, 4096, tp=4, pp=2, engine="sglang")  # qa335: the round trip's too
     assert staged["memory_time_s"] > staged["bytes_time_s"]
     assert staged["step_time_s"] - staged["step_time_at_2x_bandwidth_s"] == pytest.approx(staged["memory_time_s"] / 2, rel=0.02)
@@ -272,7 +272,7 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     wide = roofline.predict("h100-sxm", "llama-3.1-8b", 512, 1024)
     assert wide["memory_time_s"] < 0.9 * wide["bytes_time_s"]  # the compute-bound GEMMs' bytes set little of it (p = 3)
     assert wide["step_time_s"] - wide["step_time_at_2x_bandwidth_s"] == pytest.approx(wide["memory_time_s"] / 2, rel=0.1)
-    assert f"its bytes set {format_seconds(wide['memory_time_s'])} of it at" in predict_table(wide)
+    assert f"its bytes set {format_seconds(wide['memory_time_s'])} of the step at" in predict_table(wide)
     paced = roofline.predict("b200", "llama-3.2-1b", 2, 2048, pp=2, engine="trtllm")  # qa341: the path that sets the
     assert paced["step_time_s"] - paced["step_time_at_2x_bandwidth_s"] == pytest.approx(paced["memory_time_s"] / 2, rel=0.02)
     hosted = roofline.predict("h100-sxm", "llama-3.2-1b", 1, 2048, tp=8, engine="sglang")  # step, with its host work
@@ -282,11 +282,11 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
         assert added["step_time_s"] - added["step_time_at_2x_bandwidth_s"] == pytest.approx(added["memory_time_s"] / 2, rel=0.02)
     from roofline.tables import _efficiencies_text
 
-    assert _efficiencies_text(int4) == f" (qkv proj, o proj and mlp at {eta} of it: vllm's efficiency for them)"
+    assert _efficiencies_text(int4) == f" (qkv proj, o proj and mlp at {eta} of that bandwidth: vllm's efficiency)"
     # qa337: a memory-bound step without the bytes' sentence still says its kernels' share; a compute-bound step whose
     # added host work is most of it says so
-    assert (f"(memory-bound; its kernels reach less than the derated bandwidth (qkv proj, o proj and mlp at {eta} of it: "
-            "vllm's efficiency for them))") in predict_table(int4), predict_table(int4)
+    assert (f"(memory-bound; its kernels reach less than the derated bandwidth (qkv proj, o proj and mlp at {eta} of that "
+            "bandwidth: vllm's efficiency))") in predict_table(int4), predict_table(int4)
     busy = roofline.predict("h100-sxm", "llama-3.1-8b", 300, 256)
     assert busy["bound"] == "compute" and busy["host_on_path_s"] > 0.5 * busy["step_time_s"]  # (its verdict rests on the
     assert (f"; host work, added to the device's time, is {format_seconds(busy['host_on_path_s'])} of it "  # MLP's padded
@@ -297,10 +297,10 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     plain = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")
     assert "its kernels reach" not in predict_table(plain) and "host work, added" not in predict_table(plain)
     assert _efficiencies_text(cal) == (f" (attention at {format_significant(cal['memory_ceilings_measured']['attention'])} "
-                                       "of it: the hardware profile's operator ceiling)")
+                                       "of that bandwidth: the hardware profile's operator ceiling)")
     both = roofline.predict(calibrated, "deepseek-v3", 1, 4096, tp=8, engine="sglang")  # qa339: one separator for both
     text = _efficiencies_text(both)  # the groups and their items
-    assert text.startswith(" (experts at ") and " of it: sglang's efficiency for it; attention at " in text, text
+    assert text.startswith(" (experts at ") and " of that bandwidth: sglang's efficiency; attention at " in text, text
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
     assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
     assert "overhead-bound" not in predict_table(q)
