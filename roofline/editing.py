@@ -53,6 +53,7 @@ from roofline.profiles import (
     builtin_shadowed,
     check_not_shadowing,
     check_profile_name,
+    command_name,
     find_profile,
     is_profile_path,
     kind_of,
@@ -1053,17 +1054,6 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
-def _cli_name(kind: str, where: str) -> str:
-    """How a command names the profile file `where`: its name where the search path finds this file by it, else its path
-    (qa422: `hw set` on a file of a `--dir` folder off the search path suggested `hw edit NAME`, which found none)."""
-    path = Path(where)
-    try:
-        found = find_profile(kind, path.stem)
-    except RooflineError:
-        found = None
-    return path.stem if found is not None and os.path.realpath(found) == os.path.realpath(path) else shlex.quote(str(path))
-
-
 def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str, pairs=(),
                     leaves_before: dict | None = None, already: tuple = (), extended: frozenset = frozenset()) -> None:
     """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
@@ -1071,7 +1061,7 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
     copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent).
     A mapping set whole (`pairs`' values) that gives no leaf a new value (`leaves_before`), only drops some, sets no
     number (qa314); `already`: the fields the file's header listed as set by hand before this edit; `extended`: the text
-    fields an editor's edit added to, their old text kept (not replaced)."""
+    fields an editor's edit added to, their old text kept, or wrote where there were none (not replaced)."""
     if kind == "scenario":
         return
     dropping = {".".join(keys) for keys, value in pairs if isinstance(value, Mapping) and leaves_before is not None
@@ -1088,11 +1078,12 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
                   if not own else "; the notes there are of the values it was made from" if own == {"source"}
                   else "; the source there is of the values it was made from")
         warn(f"{where}: {', '.join(numbers)} set with no source: {marked}add where {'it comes' if one else 'they come'} "
-             f"from to the file's notes (roofline {group} edit {_cli_name(kind, where)}"
+             f"from to the file's notes (roofline {group} edit {command_name(kind, where)}"
              f"{' --force' if builtin_folder_of(Path(where)) else ''}{origin})")  # a built-in's (qa422)
     made = _made_from(text)
     for field in ("source", "notes"):  # (removed: said by _removed_note; once replaced, the text is the user's own:
-        if field in written and made and field not in already and field not in extended:  # qa316; qa422: notes)
+        if (field in written and made and field not in already and field not in extended  # qa316; qa422: notes)
+                and (leaves_before is None or field in leaves_before)):  # none before: nothing replaced (qa427)
             it, now = ("it", "the new one now stands") if field == "source" else ("they", "the new notes now stand")
             warn(f"{where}: {field} replaced: {it} spoke for the values the copy keeps from {made} too (roofline "
                  f"{GROUP[kind]} show {made} gives the text), which {now} for")
@@ -1185,7 +1176,7 @@ def _kept_price_note(kind: str, source_spec, written: set[str], set_here: set[st
     if any(f == d or f.startswith(d + ".") for f in written for d in DEVICE_FIELDS):
         warn(f"{where}: price: still {made}'s {source_spec.price_usd_per_hour:,.2f} USD/h, that device's rental, though "
              f"this copy's memory, bandwidth or peaks are another device's: set its own (roofline hw set "
-             f"{_cli_name(kind, where)} 'price=... USD/h'); cheapest ranks devices by it")
+             f"{command_name(kind, where)} 'price=... USD/h'); cheapest ranks devices by it")
 
 
 def _validated_quietly(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None, lines: bool = False):
@@ -1871,8 +1862,8 @@ def _edit_notes(kind: str, original: str, final: str, path: Path) -> None:
         return
     changed = {k for k, v in after.items() if not _same_value(before.get(k, object()), v)}
     set_here = {k.split(".")[0] for k in changed}
-    extended = frozenset(k for k in changed & {"source", "notes"} if isinstance(before.get(k), str)  # added to, in the editor
-                         and " ".join(before[k].split()) in " ".join(str(after[k]).split()))
+    extended = frozenset(k for k in changed & {"source", "notes"} if not isinstance(before.get(k), str)  # none before, or
+                         or " ".join(before[k].split()) in " ".join(str(after[k]).split()))  # added to in the editor
     _unsourced_note(kind, changed, set_here, final, str(path), already=tuple(hand_set_fields(original)), extended=extended)
 
 

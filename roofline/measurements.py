@@ -1274,7 +1274,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                         "at once, the most that can be" if completed < conc else
                         f"its rows run at the client's cap, batch {conc:g}, where {completed:g} requests, "
                         f"{completed / conc:.2g} a slot, drain their last wave with fewer")
-                     + ": they predict fast by as much (run more requests a slot, or keep the records)")
+                     + ": its rows are priced at more sequences at once than ran on average (run more requests a "
+                       "slot, or keep the records)")
             if not printed and little is None and completed < conc:  # at most the requests there were ran at once
                 little = (completed, "completed requests, fewer than the cap and no per-request records: at most the "
                                      "mean in flight")

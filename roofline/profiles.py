@@ -439,6 +439,20 @@ def recorded_files(profile_files: dict | None):
         _RECORDED.reset(token)
 
 
+def command_name(kind: str, where: str | Path) -> str:
+    """How a command names the profile file `where`: its name where the search path finds this file by it, else its
+    path, quoted for a shell (qa422: `hw set` on a file of a `--dir` folder off the search path suggested `hw edit NAME`,
+    which found none; qa427: predict's 'roofline engines show NAME' of an engine read from a path)."""
+    import shlex
+
+    path = Path(where)
+    try:
+        found = find_profile(kind, path.stem)
+    except RooflineError:
+        found = None
+    return path.stem if found is not None and os.path.realpath(found) == os.path.realpath(path) else shlex.quote(str(path))
+
+
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
     """The file for profile `name`; a path to an existing file is accepted as is.
 

@@ -321,10 +321,13 @@ RANGE_SYNONYMS = {"end": "stop", "max": "stop", "min": "start", "begin": "start"
                   "points": "num", "steps": "num", "logarithmic": "log", "geometric": "log"}  # a range's keys by other names
 
 
-def _spelling_hint(key: str, value) -> str:
+def _spelling_hint(name: str, value) -> str:
     """' (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)' for a count axis's value written '32k' or '1,024' (qa421:
-    refused without the digits meant), '' otherwise."""
-    return count_spelling_hint(value, lambda n: True) if isinstance(value, str) and not key.endswith("alpha") else ""
+    refused without the digits meant), each reading offered only inside the axis's bounds (qa427: batch 200M was offered
+    209715200), '' otherwise."""
+    if not isinstance(value, str) or name not in AXIS_MAX:
+        return ""
+    return count_spelling_hint(value, lambda n: (1 if name == "batch" else 0) <= n <= AXIS_MAX[name])
 
 
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
@@ -393,7 +396,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):  # nan said as not finite (qa344)
                 number = isinstance(v, (int, float)) and not isinstance(v, bool)
                 error = field_error(where, key, "a list of finite numbers" if number else "a list of numbers", v)
-                raise RooflineError(f"{error}{_spelling_hint(key, v)}")
+                raise RooflineError(f"{error}{_spelling_hint(name, v)}")
         values = np.asarray(spec, dtype=np.float64)
 
     elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are
@@ -403,7 +406,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         values = np.asarray([value], dtype=np.float64)
     else:
         raise RooflineError(f"{field_error(where, key, 'a number, a list or a range {start, stop, num or step, log}', spec)}"
-                            f"{_spelling_hint(key, spec)}")
+                            f"{_spelling_hint(name, spec)}")
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
         top = float(values.max())
         raise field_error(where, key, f"values <= {AXIS_MAX[name]:,}",  # 1,000,000,000 as predict says it (qa421: 1e+09)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
+from roofline.profiles import command_name
 from roofline.serving import (
     DP_GATHER,
     H100_EAGER_LAUNCH_S,
@@ -115,8 +116,10 @@ def predict_table(point: dict) -> str:
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if p.get("engine_fitted"):  # qa426: a fitted copy was named in the header, its fit said only by `engines show`
         fit = p["engine_fitted"]
+        file = (p.get("profile_files") or {}).get("engine")
+        shown = command_name("engine", file) if file else p["engine"]  # a file off the search path by its path (qa427)
         lines.append(f"  engine fit           {fit.get('file') or 'a file not recorded'}: {fit.get('rows') or 'rows not recorded'}"
-                     + (f" ({fit['date']})" if fit.get("date") else "") + f"   (roofline engines show {p['engine']})")
+                     + (f" ({fit['date']})" if fit.get("date") else "") + f"   (roofline engines show {shown})")
     if "ttft_s" in p:
         cached = p.get("prompt_cached_tokens") or 0
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of "

@@ -353,6 +353,12 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip().endswith("found '1,024' (write 1024: no separators)"), err
     code, _, err = roofline("predict", "--batch", "200M")  # neither in range: no digits offered
     assert code == 2 and err.strip().endswith("found '200M'"), err
+    code, _, err = roofline("predict", "--batch", "100M")  # one in range (qa427)
+    assert code == 2 and err.strip().endswith("found '100M' (write 100000000)"), err
+    code, _, err = roofline("predict", "--batch", "1,000,000,000")
+    assert code == 2 and err.strip().endswith("found '1,000,000,000'"), err
+    code, _, err = roofline("cheapest", "x.csv", "--min-tokens-per-user", "1k")  # a rate, not a count: no reading offered
+    assert code == 2 and err.strip().endswith("found '1k'"), err
     code, _, err = roofline("bench", "--points", "2000.0", "--points", "5")  # 2000.0 is click's 2000: the 5 is refused
     assert code == 2 and err.strip().endswith("found '5'"), err
     code, _, err = roofline("measurements", "convert", "x.json", "--batch", "1e23")  # a range, and no float's digits

@@ -2938,3 +2938,78 @@ def test_a_copys_name_follows_the_costs_it_takes(roofline, tmp_path, monkeypatch
     named = {n: yaml.safe_load((tmp_path / f"{n}.yaml").read_text())["display_name"] for n in ("cf", "cfn")}
     assert named["cf"].endswith("graphs; costs of myv))") and "costs of vllm" not in named["cf"], named
     assert "costs of" not in named["cfn"] and named["cfn"].endswith("CUDA / HIP graphs))"), named
+
+
+@pytest.mark.slow
+def test_hints_name_a_file_by_its_name_only_where_the_search_path_finds_that_file(tmp_path, monkeypatch):
+    """qa427's mutants of the hints' profile name (qa422): a file named as a profile elsewhere on the path is told by its
+    path; one on the path through a link by its name; a path with a space quoted for the shell."""
+    import warnings
+
+    from roofline.editing import new_profile
+
+    def said(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught]
+
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(user))
+    new_profile("hardware", "acme-x1", "h100-sxm", ["memory=96 GB"])  # acme-x1 on the search path (the user folder)
+    off = tmp_path / "my gpus"
+    off.mkdir()
+    lines = said(lambda: new_profile("hardware", "acme-x1", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=off))
+    assert any(f"(roofline hw set '{off / 'acme-x1.yaml'}' 'price=... USD/h')" in x for x in lines), lines
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path / "link"))
+    lines = said(lambda: new_profile("hardware", "acme-x9", "h100-sxm", ["memory_bandwidth=3.2 TB/s"], out_dir=real))
+    assert any("(roofline hw set acme-x9 'price=... USD/h')" in x for x in lines), lines
+
+
+@pytest.mark.slow
+def test_a_copys_text_added_to_or_written_where_it_had_none_is_not_said_replaced(tmp_path):
+    """qa427: a source added to in the editor, and notes written on a copy of ideal (which has none), by `set` or in
+    the editor, were said 'replaced' (the editor's case failed on the missing text)."""
+    import json
+    import warnings
+
+    import yaml
+
+    from roofline.editing import _edit_notes, new_profile, set_fields
+
+    def said(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught]
+
+    path = new_profile("hardware", "ed-src", "h100-sxm", [], out_dir=tmp_path)
+    original = path.read_text()
+    lines = original.splitlines(keepends=True)
+    first = next(i for i, x in enumerate(lines) if x.startswith("source:"))
+    last = next((i for i in range(first + 1, len(lines)) if lines[i][:1] not in (" ", "\n", "")), len(lines))
+    added = ("".join(lines[:first]) + f"source: {json.dumps(yaml.safe_load(original)['source'].rstrip() + ' Checked.')}\n"
+             + "".join(lines[last:]))
+    assert not any("replaced" in x for x in said(lambda: _edit_notes("hardware", original, added, path)))
+    ideal = new_profile("engine", "my-ideal", "ideal", [], out_dir=tmp_path)
+    before = ideal.read_text()
+    assert "\nnotes:" not in before
+    assert not any("replaced" in x for x in said(lambda: _edit_notes("engine", before, before + "notes: Mine.\n", ideal)))
+    assert not any("replaced" in x for x in said(lambda: set_fields("engine", "my-ideal", ["notes=Mine, 2026."], (tmp_path,))))
+    assert any("notes replaced" in x for x in said(lambda: set_fields("hardware", "ed-src", ["notes=Mine."], (tmp_path,))))
+
+
+@pytest.mark.slow
+def test_validate_guesses_no_kind_for_a_name_two_other_kinds_have(roofline, tmp_path, monkeypatch):
+    """qa427: `hw validate NAME` checks a profile of another kind as what it is only where one other kind has that name."""
+    other = tmp_path / "on-path"
+    other.mkdir()
+    monkeypatch.setenv("ROOFLINE_PATH", str(other))
+    assert roofline("engines", "new", "dup", "--from", "vllm")[0] == 0
+    assert roofline("models", "new", "dup", "--from", "llama-3.1-8b", "--dir", other)[0] == 0
+    code, out, _ = roofline("hw", "validate", "dup")
+    assert code == 2 and out.startswith("FAIL ") and "checked as one" not in out, out

@@ -1080,6 +1080,9 @@ def test_a_fit_pinned_at_its_bounds_says_what_the_rows_ask_for():
     assert line == "2 costs at 0, their floor (host_per_step, host_per_sequence): the rows need none of them", line
     assert _pinned(fit(("kernel_latency", "high"), ("allreduce_latency", "low"), ("x", ""))) == []
     assert _pinned(fit(("kernel_latency", "high"))) == [] == _pinned(fit(("quantised_moe_efficiency", "high")))
+    (line,) = _pinned(fit(("kernel_latency", "high"), ("overlap_exponent", "low")))  # qa427: p low is the sum, slowest
+    assert line.startswith("2 parameters at the bounds that make a step slowest (kernel_latency, overlap_exponent)"), line
+    assert _pinned(fit(("host_per_step", "low"))) == [] == _pinned(fit(("spec_per_iteration", "low"), ("allreduce_latency", "")))
 
 
 def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_said(tmp_path):

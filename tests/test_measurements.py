@@ -1178,7 +1178,8 @@ def test_convert_says_a_run_of_few_requests_a_slot_without_records_of_its_mean_i
     path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": 100, "completed": 100, "max_concurrency": 256}))
     with pytest.warns(RooflineWarning, match=r"few.json: result 1: no per-request records give its mean in flight .*: its "
                                              r"rows run at its 100 completed requests, fewer than the client's cap 256, all "
-                                             r"at once, the most that can be: they predict fast by as much"):
+                                             r"at once, the most that can be: its rows are priced at more sequences at "
+                                             r"once than ran on average"):
         raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
     assert list(raw["batch"]) == ["256"] * 2 and list(raw["concurrency"]) == ["100"] * 2
     assert "concurrency = completed requests, fewer than the cap" in raw["notes"][0]
@@ -1191,6 +1192,49 @@ def test_convert_says_a_run_of_few_requests_a_slot_without_records_of_its_mean_i
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")["concurrency"]) == ["", ""]
+
+
+def _drain_notes(path, **kw) -> tuple:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", **kw)
+    lines = [str(w.message) for w in caught]
+    return raw, lines, [x for x in lines if "no per-request records give its mean in flight" in x]
+
+
+@pytest.mark.parametrize("completed, said", [(144, True), (160, False), (176, False)])
+def test_the_drain_note_stops_at_five_requests_a_slot(tmp_path, completed, said):
+    """qa427's mutants: DRAIN_SLOTS 4 or 6, or <= 5."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": completed, "completed": completed}))
+    raw, _, drained = _drain_notes(path)
+    assert bool(drained) == said and list(raw["concurrency"]) == ["", ""], drained
+
+
+def test_the_drain_note_is_said_once_a_file_alone_and_to_two_digits(tmp_path):
+    """qa427's mutants: said once a file; a run of as many requests as its cap runs at the cap; records that give no
+    mean said by their own line alone; SGLang's printed concurrency needs none; requests a slot to two digits."""
+    path = tmp_path / "two.jsonl"
+    path.write_text("\n".join(json.dumps({**VLLM_RESULT, "num_prompts": n, "completed": n, "max_concurrency": c})
+                              for n, c in ((64, 32), (40, 16))) + "\n")
+    assert len(_drain_notes(path)[2]) == 1
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": 32, "completed": 32}))
+    raw, _, (line,) = _drain_notes(path)
+    assert "its rows run at the client's cap, batch 32, where 32 requests, 1 a slot, drain their last wave" in line, line
+    assert list(raw["concurrency"]) == ["", ""]
+    path.write_text(json.dumps({**VLLM_RESULT, "num_prompts": 150, "completed": 150}))
+    assert "where 150 requests, 4.7 a slot, drain" in _drain_notes(path)[2][0]
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 2, "duration": 2.0, "completed": 4, "num_prompts": 4,
+                                "output_throughput": 200.0, "ttfts": [0.1, None, 0.1, 0.1], "itls": [[0.01] * 10] * 4}))
+    _, lines, drained = _drain_notes(path)
+    assert any("give no mean in flight" in x for x in lines) and drained == [], lines
+    sglang = tmp_path / "run.jsonl"
+    sglang.write_text(json.dumps({"max_concurrency": 32, "random_input_len": 1024, "random_output_len": 256,
+                                  "completed": 100, "total_input_tokens": 102400, "total_output_tokens": 25600,
+                                  "output_throughput": 3000.0, "mean_tpot_ms": 10.0, "concurrency": 30.0}) + "\n")
+    raw, _, drained = _drain_notes(sglang)
+    assert drained == [] and list(raw["concurrency"]) == ["30", "30"]
 
 
 def test_a_mean_in_flight_is_not_written_above_its_cap():

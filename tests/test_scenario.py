@@ -193,6 +193,11 @@ def test_an_axis_count_written_32k_or_with_separators_is_told_its_digits():
             scenario_from_dict({**base, "axes": axes}, "s.yaml")
     with pytest.raises(RooflineError, match=r"axes.alpha: expected a list of numbers, found '0.5k'$"):  # a rate: no count
         scenario_from_dict({**base, "method": "eagle", "axes": {"alpha": ["0.5k"]}}, "s.yaml")
+    for axes, found in (({"batch": ["200M"]}, "'200M'"), ({"k": ["1k"]}, "'1k'")):  # qa427: only readings in the axis's
+        with pytest.raises(RooflineError, match=f"found {found}$"):  # bounds (batch to 1e8, k to 64): none here
+            scenario_from_dict({**base, "method": "eagle", "axes": axes}, "s.yaml")
+    with pytest.raises(RooflineError, match=re.escape("found '100M' (write 100000000)") + "$"):
+        scenario_from_dict({**base, "axes": {"batch": ["100M"]}}, "s.yaml")
 
 
 def test_a_readme_scenario_path_run_outside_the_checkout_names_the_built_in(tmp_path, monkeypatch):

@@ -1319,6 +1319,22 @@ def test_predict_says_which_fit_the_engines_costs_come_from():
                     "   (roofline engines show vllm)")
     ideal = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine="ideal")
     assert ideal["engine_fitted"] is None and "engine fit" not in predict_table(ideal)
+    unrecorded = {**p, "engine_fitted": {"file": None, "rows": None, "date": None}}  # qa427's mutants
+    (line,) = [x for x in predict_table(unrecorded).splitlines() if x.startswith("  engine fit ")]
+    assert line == "  engine fit           a file not recorded: rows not recorded   (roofline engines show vllm)", line
+    # every fitted value since set by hand: no fit of it left to name (qa427: the copy's fit was still said)
+    by_hand = dataclasses.replace(vllm, name="by-hand", fitted={**vllm.fitted, "parameters": []})
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=by_hand)["engine_fitted"] is None
+
+
+@pytest.mark.slow
+def test_the_engine_fit_line_names_an_engine_off_the_search_path_by_its_path(roofline, tmp_path):
+    """qa427: `--engine off/off-vllm.yaml` printed '(roofline engines show off-vllm)', which found no such engine."""
+    assert roofline("engines", "new", "off-vllm", "--from", "vllm", "--dir", tmp_path / "off")[0] == 0
+    code, out, _ = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--engine",
+                            tmp_path / "off" / "off-vllm.yaml")
+    (line,) = [x for x in out.splitlines() if x.startswith("  engine fit ")]
+    assert code == 0 and line.endswith(f"(roofline engines show {tmp_path / 'off' / 'off-vllm.yaml'})"), line
 
 
 def _operator_rows(p):

@@ -207,3 +207,22 @@ def test_a_field_named_as_the_json_names_it_is_pointed_to_the_field():
     text = str(unknown_key_error("x.yaml", "price_usd_per_hour", ["price", "memory", "name"]))
     assert text == "x.yaml: price_usd_per_hour: expected a known field (did you mean 'price', its value a number with its unit?), found 'price_usd_per_hour'"
     assert "did you mean 'price'?" in str(unknown_key_error("x.yaml", "pric", ["price", "memory", "name"]))
+
+
+def test_a_count_written_32k_or_with_separators_is_told_its_digits_in_range():
+    """qa421, qa427 (mutants of count_spelling_hint): both readings of k and M, K as k, a decimal count, a space before
+    the suffix, only whole counts, only readings the option or axis takes, groups of three only, one reading said once."""
+    from roofline.units import count_spelling_hint
+
+    anything = lambda n: True  # noqa: E731
+    assert count_spelling_hint("32K", anything) == " (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)"
+    assert count_spelling_hint("32 k", anything) == " (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)"
+    assert count_spelling_hint("1.5k", anything) == " (write 1536 for 1.5 x 1,024, or 1500 for 1.5 x 1,000)"
+    assert count_spelling_hint("1M", anything) == " (write 1048576 for 1 x 1,048,576, or 1000000 for 1 x 1,000,000)"
+    assert count_spelling_hint("100M", lambda n: n <= 10**8) == " (write 100000000)"  # the one reading in range
+    assert count_spelling_hint("200M", lambda n: n <= 10**8) == ""
+    assert count_spelling_hint("1.0001k", anything) == "" and count_spelling_hint("0.01k", anything) == " (write 10)"
+    assert count_spelling_hint("0k", anything) == " (write 0)"  # 0 both ways: said once
+    assert count_spelling_hint("1,024", anything) == " (write 1024: no separators)"
+    assert count_spelling_hint("1,000,000,000", lambda n: n <= 10**8) == "" == count_spelling_hint("1024,000", anything)
+    assert count_spelling_hint("12k tokens", anything) == "" == count_spelling_hint("k", anything)
