@@ -1816,8 +1816,7 @@ def _batch_line_frames(df: pd.DataFrame, meta: dict) -> tuple:
     (figure, panels, models, subset note, meta shown: _panel_frames, a legend beside and one y axis; whether it
     speculates; the alphas drawn, their note and colours; dots where the batches are few; a tree's depth, 'depth 3' or
     'its depth', None without a tree: a tree sweeps one depth, scenario's qa345)."""
-    # both axes shared: each panel's per-user speed and throughput read against the others' (qa428: x was each panel's own)
-    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True, share_x=True)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     depths = [k for k in (meta.get("axes") or {}).get("k") or [] if k]
