@@ -109,11 +109,11 @@ def count_spelling_hint(text: str, accepts) -> str:
         return ""
     count = decimal.Decimal(scaled.group(1))
     binary, metric = (1024, 1000) if scaled.group(2) in "kK" else (1024**2, 1000**2)
-    ways = [(int(count * unit), unit) for unit in (binary, metric)
+    ways = [int(count * unit) for unit in (binary, metric)
             if count * unit == (count * unit).to_integral_value() and accepts(int(count * unit))]
-    if len(ways) == 2 and ways[0][0] != ways[1][0]:  # (0k is 0 both ways: said once, qa427)
-        return f" (write {ways[0][0]} for {scaled.group(1)} x {binary:,}, or {ways[1][0]} for {scaled.group(1)} x {metric:,})"
-    return f" (write {ways[0][0]})" if ways else ""
+    if len(ways) == 2 and ways[0] != ways[1]:  # (0k is 0 both ways: said once, qa427)
+        return f" (write {ways[0]} for {scaled.group(1)} x {binary:,}, or {ways[1]} for {scaled.group(1)} x {metric:,})"
+    return f" (write {ways[0]})" if ways else ""
 
 
 def unit_kind(unit: str) -> str | None:
