@@ -559,7 +559,7 @@ def _step_aside(p: dict) -> str:
 
 
 def _efficiencies_text(p: dict) -> str:
-    """' (experts at 0.708 of that bandwidth: sglang's efficiency)' where operators' kernels reach less than the derated
+    """' (experts at 0.704 of that bandwidth: sglang's efficiency)' where operators' kernels reach less than the derated
     bandwidth, by the engine's efficiencies (memory_efficiencies) or the hardware profile's operator ceilings
     (memory_ceilings_measured, qa335), so that what twice the bandwidth saves reads as half the time said (qa333; qa428:
     'of it' and 'for it' read as three different things)."""

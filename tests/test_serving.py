@@ -800,7 +800,7 @@ def test_a_parameter_no_fit_row_of_the_whole_profile_determines_is_said_where_th
     int4 = deployment(llama, "int4")
     said = undetermined_note(sglang, h100, parameters_used(h100, llama, int4, sglang))
     assert f"weight_only_efficiency ({sglang.weight_only_efficiency:g})" in said and 0.99 <= sglang.weight_only_efficiency <= 1
-    # gpt-oss with --expert-dtype fp4 on H100: the experts run at min(0.708, 1), so the weight-only efficiency is not
+    # gpt-oss with --expert-dtype fp4 on H100: the experts run at min(0.704, 1), so the weight-only efficiency is not
     # used, though the shared-experts class it lacks was set to fp4 too (qa87: "leans on weight_only_efficiency (1)")
     gpt = load_model("gpt-oss-120b")
     used = parameters_used(h100, gpt, deployment(gpt, expert_dtype="fp4"), sglang)
