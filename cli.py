@@ -1440,9 +1440,10 @@ def _number_refused(exc, found: str | None) -> str | None:
     if (base is int and exact is not None and exact == exact.to_integral_value() and abs(exact) < 10**15
             and takes(str(int(exact)))):
         digits = int(exact)
-    hint = (f" (write {digits})" if digits is not None else  # 32k, 1,024 (qa421)
-            count_spelling_hint(bad, lambda n: takes(str(n))) if base is int else "")
     opts = [n for n in getattr(param, "opts", None) or [] if n.startswith("--")]
+    people = bool(set(opts) & {"--users", "--gpus", "--points"})  # counted in thousands, never 1,024s (qa431)
+    hint = (f" (write {digits})" if digits is not None else  # 32k, 1,024 (qa421)
+            count_spelling_hint(bad, lambda n: takes(str(n)), binary=not people) if base is int else "")
     return f"command line: {opts[0] if opts else param.name}: expected {expected}, found {bad!r}{hint}"
 
 

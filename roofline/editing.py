@@ -793,17 +793,21 @@ MISS_NEUTRAL_FIELDS = ("max_running_requests_speculating", "max_running_requests
 def _unknown_misses(kind: str, doc, set_here: set[str]) -> bool:
     """Whether a copy (`engines new --set`) that sets a cost dropped `known_misses` it came with (the caller says so
     once the copy is written): a speed miss (with `measured`) was measured of the costs it changes (qa306: a copy with
-    its kernel latency quadrupled said the original's '39-41% short' beside a step 90% long); a miss without a
-    direction, of memory (vllm's gpt-oss weights, qa423), is kept unless a memory_ field is set. `engines set` and
+    its kernel latency quadrupled said the original's '39-41% short' beside a step 90% long), kept where only memory_
+    fields change; a miss without a direction, of memory (vllm's gpt-oss weights, qa423), is kept unless a memory_
+    field is set. `engines set` and
     `edit` leave them to the user, as every line they are not asked to change."""
     fields = {key.split(".")[0] for key in set_here}
     changed = fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}  # (qa307:
     if kind != "engine" or "known_misses" not in doc or "known_misses" in fields or not changed:  # known_misses.0.note)
         return False
     misses = doc["known_misses"]
-    memory = any(f.startswith("memory_") for f in changed)  # a miss with no step direction is of memory (vllm's gpt-oss
-    drop = [i for i, m in enumerate(misses) if not isinstance(m, dict) or "measured" in m or memory]  # weights, qa423):
-    for i in reversed(drop):  # kept where only costs change
+    memory = {f for f in changed if f.startswith("memory_")}  # a miss with no step direction is of memory (vllm's gpt-oss
+    # weights, qa423): kept where only costs change; a speed miss where only the memory shares do, which move what fits,
+    # not a step's time (qa431: a copy of sglang given another memory_fraction lost MiniMax's miss on MI300X)
+    drop = [i for i, m in enumerate(misses) if not isinstance(m, dict) or ("measured" in m and changed - memory)
+            or ("measured" not in m and memory)]
+    for i in reversed(drop):
         del misses[i]
     if not len(misses):
         del doc["known_misses"]

@@ -2211,8 +2211,12 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
             parts.append(f"{label}: nothing fits")
             continue
         p = plain.loc[plain["batch"].idxmax()]
-        if drafts.empty:
-            parts.append(f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain at batch {int(p['batch']):,} (no drafting k fits)")
+        if drafts.empty:  # no k > 0 fits, or (qa431) none swept: a model whose method is none beside drafting ones
+            drafting = ((mine["method"].astype(str) != "none") & (mine["k"] > 0)).any()
+            cost = p["baseline_cost_usd_per_million_tokens"]
+            parts.append(f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain at batch {int(p['batch']):,} ("
+                         + ("no drafting k fits" if drafting else "no speculation swept")
+                         + (f"; ${_n(cost)} per million tokens" if np.isfinite(cost) else "") + ")")
             continue
         sp = drafts.loc[drafts["batch"].idxmax()]
         late |= optimistic(sp["batch"], engine)

@@ -232,9 +232,11 @@ def _request(where: str, data: dict) -> tuple[int | None, int | None]:
         if isinstance(value, float) and value.is_integer():
             given[key] = value = int(value)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CONTEXT_MAX):
-            raise field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}" + (
+            error = field_error(where, key, f"a number of tokens in 1..{CONTEXT_MAX:,}" + (
                 " (one request a scenario: a scenario for each prompt length)"
                 if isinstance(value, list) else ""), data.get(key))  # (qa354: a list of prompts, refused unexplained)
+            hint = count_spelling_hint(value, lambda n: 1 <= n <= CONTEXT_MAX) if isinstance(value, str) else ""
+            raise RooflineError(f"{error}{hint}") if hint else error  # 2k (qa431), as --prompt says it
         given[key] = value
     return given["prompt"], given["output_len"]
 
@@ -462,6 +464,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             if str(key).startswith("tree_"):  # predict's tree_nodes / tree_tau: a scenario's `tree: {nodes, tau}` (qa140)
                 raise field_error(where, key, "tree: {nodes: N, tau: T} (predict's tree_nodes and tree_tau, one mapping "
                                   "in a scenario)", key)
+            if key in AXES:  # `context: 32k` beside prompt and output_len (qa431): an axis, under axes
+                raise field_error(where, key, f"a known key ({key} is an axis: write it under axes, as axes.{key})", key)
             known = sorted(_KEYS - {"type"})
             close = closest_names(str(key), known, 1, 0.7)
             raise field_error(where, key, (f"a known key (did you mean {close[0]!r}?)" if close

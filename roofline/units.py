@@ -97,10 +97,11 @@ _BITS = re.compile(r"^[kKMGTP]?i?(b|bit|bits)(/s|ps)?$")
 MAX_TEXT = 64
 
 
-def count_spelling_hint(text: str, accepts) -> str:
+def count_spelling_hint(text: str, accepts, binary: bool = True) -> str:
     """' (write 32768 for 32 x 1,024, or 32000 for 32 x 1,000)' for a count written '32k' (or 'M'), ' (write 1024: no
     separators)' for '1,024', each value offered only where `accepts(value)`; '' otherwise (qa421: refused without the
-    digits meant). A k is not guessed binary or decimal: a context's 32k is usually 32,768, a batch's 2k often 2,000."""
+    digits meant). A k is not guessed binary or decimal: a context's 32k is usually 32,768, a batch's 2k often 2,000;
+    `binary` False: a count of people or devices, read decimal alone (qa431: 500k users offered 512000)."""
     t = str(text).strip()
     if re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})+", t) and accepts(int(t.replace(",", ""))):
         return f" (write {t.replace(',', '')}: no separators)"
@@ -108,11 +109,11 @@ def count_spelling_hint(text: str, accepts) -> str:
     if not scaled:
         return ""
     count = decimal.Decimal(scaled.group(1))
-    binary, metric = (1024, 1000) if scaled.group(2) in "kK" else (1024**2, 1000**2)
-    ways = [int(count * unit) for unit in (binary, metric)
+    binary_unit, metric = (1024, 1000) if scaled.group(2) in "kK" else (1024**2, 1000**2)
+    ways = [int(count * unit) for unit in ((binary_unit, metric) if binary else (metric,))
             if count * unit == (count * unit).to_integral_value() and accepts(int(count * unit))]
     if len(ways) == 2 and ways[0] != ways[1]:  # (0k is 0 both ways: said once, qa427)
-        return f" (write {ways[0]} for {scaled.group(1)} x {binary:,}, or {ways[1]} for {scaled.group(1)} x {metric:,})"
+        return f" (write {ways[0]} for {scaled.group(1)} x {binary_unit:,}, or {ways[1]} for {scaled.group(1)} x {metric:,})"
     return f" (write {ways[0]})" if ways else ""
 
 

@@ -359,6 +359,8 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip().endswith("found '1,000,000,000'"), err
     code, _, err = roofline("cheapest", "x.csv", "--min-tokens-per-user", "1k")  # a rate, not a count: no reading offered
     assert code == 2 and err.strip().endswith("found '1k'"), err
+    code, _, err = roofline("cheapest", "x.csv", "--min-tokens-per-user", "25", "--users", "500k")  # people: thousands
+    assert code == 2 and err.strip().endswith("found '500k' (write 500000)"), err  # (qa431: 512000 was offered)
     code, _, err = roofline("bench", "--points", "2000.0", "--points", "5")  # 2000.0 is click's 2000: the 5 is refused
     assert code == 2 and err.strip().endswith("found '5'"), err
     code, _, err = roofline("measurements", "convert", "x.json", "--batch", "1e23")  # a range, and no float's digits

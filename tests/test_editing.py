@@ -2548,6 +2548,12 @@ def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old
     assert code == 0 and "known_misses: dropped" not in err and "known_misses" in (tmp_path / "my-sg4.yaml").read_text()
     code, _, err = roofline("engines", "new", "my-sg5", "--from", "sglang", "--set", "graphs=false", "--dir", tmp_path)
     assert code == 0 and "known_misses: dropped" in err  # eager: every step moves
+    code, _, err = roofline("engines", "new", "my-sg6", "--from", "sglang", "--set", "memory_fraction=0.95", "--dir", tmp_path)
+    assert code == 0 and "known_misses: dropped" not in err  # qa431: memory moves what fits, not a step's time
+    assert len(load_engine(str(tmp_path / "my-sg6.yaml")).known_misses) == len(load_engine("sglang").known_misses)
+    code, _, err = roofline("engines", "new", "my-sg7", "--from", "sglang", "--set", "memory_fraction=0.95", "--set",
+                            "kernel_latency=9 us", "--dir", tmp_path)
+    assert code == 0 and "known_misses: dropped" in err  # a cost beside it: the speed misses go
 
 
 def test_removing_a_peak_or_the_scale_out_link_says_what_the_device_has_then(tmp_path):

@@ -365,6 +365,17 @@ def test_the_generic_finding_says_sglangs_cap_where_its_figures_with_speculation
 
 
 @pytest.mark.slow
+def test_a_compared_model_without_speculation_is_said_so_with_its_cost(tmp_path):
+    """qa431: MiniMax-M2.7 swept with method none beside Llama with EAGLE was said '(no drafting k fits)', unpriced."""
+    r, f = _run_text(tmp_path, "name: mixed-test\nhardware: h200\nmodel: [llama-3.1-8b, qwen3-8b]\n"
+                     "method: {llama-3.1-8b: eagle, qwen3-8b: none}\naxes:\n  batch: [1, 16]\n  context: [2048]\n"
+                     "  k: [0, 2]\n  alpha: [0.8]\n")
+    plain = r.df[(r.df["model"] == "qwen3-8b") & (r.df["batch"] == 16)].iloc[0]
+    said = f"tokens/s plain at batch 16 (no speculation swept; ${_n(plain['baseline_cost_usd_per_million_tokens'])} per million tokens)"
+    assert said in f.text and "no drafting k fits" not in f.text, f.text
+
+
+@pytest.mark.slow
 def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_config(tmp_path):
     """qa256: a scenario of n-gram against EAGLE was answered of n-gram alone, EAGLE never named."""
     r, f = _run_text(tmp_path, "name: methods-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: [ngram, eagle]\n"

@@ -2289,3 +2289,20 @@ def test_a_repriced_pick_counts_a_drafters_device():
     assert repriced_pick_notes(moved, cheapest(moved, 50), 50, meta={"price_usd_per_hour": {"h100-sxm": 2.0, "l4": 0.75}}) == [
         "at the profiles' prices now (h100-sxm $3.00 a device-hour), the speculation pick stays, at $1.50 per million "
         "tokens (the table's $1.00)"]
+
+
+@pytest.mark.slow
+def test_a_point_computed_now_on_another_configuration_than_the_pick_says_so(tmp_path, roofline):
+    """qa431: 'between swept batches, computed now: ... on mi300x' under a plain pick on mi325x read as that pick
+    refined at another batch."""
+    _swept(tmp_path, roofline, "name: c3\nhardware: [mi300x, mi325x]\nmodel: minimax-m2.7\ntp: 4\nprompt: 2000\n"
+                               "output_len: 500\naxes:\n  batch: {start: 1, stop: 2048, num: 45, log: true}\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--serving", "--min-tokens-per-user", "25")
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("  plain        $"))
+    pick, now = (re.search(r"on (\S+) x \d", line)[1] for line in lines[i:i + 2])
+    assert code == 0 and pick != now and ", another configuration, computed now: $" in lines[i + 1], lines[i:i + 2]
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--serving", "--min-tokens-per-user", "25", "--where",
+                              f"hardware={pick}")  # one configuration: its own point between batches
+    line = next(x for x in out.splitlines() if "computed now: $" in x)
+    assert code == 0 and "another configuration" not in line and line.lstrip().startswith("between swept batches, computed now"), line

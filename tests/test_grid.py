@@ -1002,7 +1002,8 @@ def test_a_request_written_as_text_is_read_as_its_number_as_the_axes_are():
     """qa347: prompt: '2000' was refused where an axis takes "8"; the value said as the file wrote it where refused."""
     sc = scenario_from_dict({**_serving_scenario(), "prompt": "2000", "output_len": "300"}, "s.yaml")
     assert (sc.prompt, sc.output_len) == (2000, 300) and isinstance(sc.prompt, int)
-    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found '2k'$"):
+    with pytest.raises(RooflineError, match=r"^s\.yaml: prompt: expected a number of tokens in 1\.\.1,000,000,000, found '2k' "
+                                            r"\(write 2048 for 2 x 1,024, or 2000 for 2 x 1,000\)$"):  # its digits (qa431)
         scenario_from_dict({**_serving_scenario(), "prompt": "2k"}, "s.yaml")
 
 

@@ -198,6 +198,13 @@ def test_an_axis_count_written_32k_or_with_separators_is_told_its_digits():
             scenario_from_dict({**base, "method": "eagle", "axes": axes}, "s.yaml")
     with pytest.raises(RooflineError, match=re.escape("found '100M' (write 100000000)") + "$"):
         scenario_from_dict({**base, "axes": {"batch": ["100M"]}}, "s.yaml")
+    # qa431: a top-level `context: 32k` (beside prompt and output_len) is an axis; `prompt: 2k` told its digits too
+    with pytest.raises(RooflineError, match=re.escape("context: expected a known key (context is an axis: write it under "
+                                                      "axes, as axes.context), found 'context'")):
+        scenario_from_dict({**base, "context": "32k"}, "s.yaml")
+    with pytest.raises(RooflineError, match=re.escape("prompt: expected a number of tokens in 1..1,000,000,000, found '2k' "
+                                                      "(write 2048 for 2 x 1,024, or 2000 for 2 x 1,000)") + "$"):
+        scenario_from_dict({**base, "prompt": "2k", "output_len": 500}, "s.yaml")
 
 
 def test_a_readme_scenario_path_run_outside_the_checkout_names_the_built_in(tmp_path, monkeypatch):

@@ -226,3 +226,4 @@ def test_a_count_written_32k_or_with_separators_is_told_its_digits_in_range():
     assert count_spelling_hint("1,024", anything) == " (write 1024: no separators)"
     assert count_spelling_hint("1,000,000,000", lambda n: n <= 10**8) == "" == count_spelling_hint("1024,000", anything)
     assert count_spelling_hint("12k tokens", anything) == "" == count_spelling_hint("k", anything)
+    assert count_spelling_hint("500k", anything, binary=False) == " (write 500000)"  # a count of users (qa431)
