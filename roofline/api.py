@@ -703,8 +703,8 @@ def predict(
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the fit its cost terms come from (None: none recorded, or every fitted value since set by hand, qa427): file,
         # rows and date, as predict's text says them
-        "engine_fitted": ({key: eng.fitted.get(key) for key in ("file", "rows", "date")}
-                          if eng.fitted and eng.fitted.get("parameters", True) else None),
+        "engine_fitted": ({key: eng.fitted.get(key) for key in ("file", "rows", "date")}  # a family's fitted value
+                          if eng.fitted and (eng.fitted.get("parameters", True) or eng.fitted.get("per_family")) else None),
         # the sequences the engine runs at once while speculating by default, over its attention-DP groups (None: no cap)
         "speculating_cap": running_cap_speculating(eng, dep.dp_attention),
         # the sequences it runs at once by default whether or not it speculates (vLLM's max_num_seqs, in each

@@ -2161,6 +2161,16 @@ def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.D
     return rows[keep]
 
 
+LAYOUT_COLUMNS = ("tp", "dp_attention", "ep", "pp")  # the degrees that together are one layout
+
+
+def _layout_text(row: pd.Series) -> str:
+    """'tp 8' or 'tp 1, dp-attention 8, ep 8': a row's layout, as predict writes it (layout.describe_layout)."""
+    from roofline.layout import describe_layout
+
+    return describe_layout(**{c: int(row[c]) for c in LAYOUT_COLUMNS if c in row.index})
+
+
 def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
     """'8 × H200 SXM' (with the model where models are compared): one side of a comparison of hardware or models."""
     devices = int(row["devices"]) if "devices" in row.index else _tp(meta)
@@ -2201,12 +2211,27 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         return ""
     rows = _same_config(d, top, ["context", *varying])  # plain decoding's columns: any alpha and k
     spec = _same_config(points, top, ["context", "alpha", *varying])
+    layout = [c for c in LAYOUT_COLUMNS if c in varying]  # a side where the headline's layout fits nowhere takes its
+    loose = [c for c in varying if c not in layout]  # smallest layout that fits (qa431: 'nothing fits' of H100 and H200
+    wide_rows = _same_config(d, top, ["context", *loose]) if layout else rows  # at the headline's tp 1, which fit at 2-8)
+    wide_spec = _same_config(points, top, ["context", "alpha", *loose]) if layout else spec
     parts, late = [], False
     for key in dict.fromkeys(rows[compared].astype(str).itertuples(index=False, name=None)):
         mine = rows[(rows[compared].astype(str) == list(key)).all(axis=1)]
         drafts = spec[(spec[compared].astype(str) == list(key)).all(axis=1)]
         plain = mine[plain_fits(mine)]
         label = _deployment_label(mine.iloc[0], compared, meta)
+        others = wide_rows[(wide_rows[compared].astype(str) == list(key)).all(axis=1)]
+        fitting = others[plain_fits(others)] if plain.empty and layout else others.iloc[:0]
+        if len(fitting):  # its smallest layout that fits, said with the headline's that does not
+            smallest = fitting.loc[fitting["devices"].idxmin()] if "devices" in fitting else fitting.iloc[0]
+            at = smallest[layout].astype(str).to_numpy()
+            mine = others[(others[layout].astype(str) == at).all(axis=1)]
+            drafts = wide_spec[(wide_spec[compared].astype(str) == list(key)).all(axis=1)
+                               & (wide_spec[layout].astype(str) == at).all(axis=1)]
+            plain = mine[plain_fits(mine)]
+            label = (f"{_deployment_label(smallest, compared, meta)} ({_layout_text(smallest)}; "
+                     f"{_layout_text(top)} does not fit)")
         if plain.empty:
             parts.append(f"{label}: nothing fits")
             continue

@@ -543,9 +543,11 @@ ON_THE_TARGET = ("none", "co-located", "default", "target", "on the target")  # 
 
 
 # what people call a column by another name (qa428: `--where gpu=mi300x` for hardware)
-COLUMN_SYNONYMS = {"gpu": "hardware", "gpus": "hardware", "device": "hardware", "accelerator": "hardware",
-                   "concurrency": "batch", "seq_len": "context", "context_len": "context", "draft_len": "k",
-                   "acceptance": "alpha", "framework": "engine", "dtype": "weight_dtype"}
+COLUMN_SYNONYMS = {"gpu": "hardware", "device": "hardware", "accelerator": "hardware", "gpus": "devices",  # gpus=8
+                   "num_gpus": "devices", "concurrency": "batch", "batch_size": "batch", "seq_len": "context",
+                   "context_len": "context", "draft_len": "k", "draft_length": "k", "num_speculative_tokens": "k",
+                   "acceptance": "alpha", "acceptance_rate": "alpha", "tensor_parallel": "tp",
+                   "tensor_parallel_size": "tp", "framework": "engine", "dtype": "weight_dtype"}  # (qa430)
 
 
 def _column_hint(column: str, columns) -> str:

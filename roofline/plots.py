@@ -328,8 +328,10 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             before = len(keys)
             if axis == "engine":  # a serving engine before ideal, the bound, as the report and cheapest lead with one
                 keys = sorted(keys, key=lambda key: key[by.index(axis)] == "ideal")  # (qa379: a sweep of [ideal, vllm] drew ideal's)
-            first = keys[0]
-            keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine", headline=headline_first)
+            first = keys[0]  # a config column per panel only where no layout is narrowed after it (qa430: a dtype
+            # chosen per (device, TP) panel left two dtypes of a device to the layout's step, which drew both)
+            keys, note = _narrow(keys, (by.index(axis),), fits, one=axis == "engine", headline=headline_first,
+                                 per_panel=not layout)
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue
             if note == "one":
@@ -405,7 +407,7 @@ def _fitting_everywhere(keys: list[tuple], positions: tuple[int, ...], fits: set
 
 
 def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool = False,
-            headline: bool = False) -> tuple[list[tuple], str]:
+            headline: bool = False, per_panel: bool = True) -> tuple[list[tuple], str]:
     """Keep one value of `positions` of the panel `keys` (one column, or a layout's degrees together): the first value
     under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
     `fits` (or its first key where none fits), or with `one` the first value under which any panel has a key in
@@ -419,7 +421,7 @@ def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set, one: bool 
     values = list(dict.fromkeys(_at(key, positions) for key in keys))
     present = {(r, _at(key, positions)) for r, key in zip(rest, keys)}
     headline_kept = headline and all((r, values[0]) in present for r in panels) and any((r, values[0]) in fitting for r in panels)
-    if headline_kept and not one and not all((r, values[0]) in fitting for r in panels):
+    if headline_kept and per_panel and not one and not all((r, values[0]) in fitting for r in panels):
         # the headline's value where it fits, each other panel its first value that does (qa428: a report's Qwen3-235B
         # panels on MI300X and H200 drawn all grey at the headline's TP 1, which fits there at TP 8)
         chosen = {}
@@ -2088,6 +2090,8 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         drafter_own = (fit["k"] > 0).any() and ((fit["draft_hardware"].fillna("").astype(str) != "").any() if "draft_hardware" in fit
                                                 else any(_as_list(meta.get("draft_hardware") or [])))  # (a column held: meta's)
         ax.set_ylabel("throughput, tokens/s per device" + ("\n(speculating: the drafter's devices counted)" if drafter_own else ""))
+    for ax, _ in panels:  # a shared x axis shows its ticks on the bottom row alone: every panel its own (qa430: a panel
+        ax.xaxis.set_tick_params(labelbottom=True)  # above an empty one had none)
     _shared_legend(fig, [ax for ax, _ in panels])
     _title(fig, "Throughput-interactivity frontier (up and right is better; points that do not fit excluded; B batch, k draft length)",
            meta, models, _join(note, alpha_note))

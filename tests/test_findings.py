@@ -376,6 +376,18 @@ def test_a_compared_model_without_speculation_is_said_so_with_its_cost(tmp_path)
 
 
 @pytest.mark.slow
+def test_a_compared_device_where_the_headlines_layout_does_not_fit_is_said_at_its_smallest_that_does(tmp_path):
+    """qa431: H100 and H200 were said 'nothing fits' beside a headline at tp 1 on MI325X, where they fit at tp 4."""
+    r, f = _run_text(tmp_path, "name: cmp-test\nhardware: [h100-sxm, mi325x]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+                     "tp: [1, 4]\naxes:\n  batch: [1, 16]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    top = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]].sort_values("speedup").iloc[-1]
+    assert (top["hardware"], int(top["tp"])) == ("mi325x", 1)
+    h100 = r.df[(r.df["hardware"] == "h100-sxm") & (r.df["tp"] == 4) & (r.df["batch"] == 16)].iloc[0]
+    assert (f"4 × H100 SXM5 (tp 4; tp 1 does not fit): {_n(h100['baseline_tokens_per_s'])} tokens/s plain" in f.text
+            and "nothing fits" not in f.text), f.text
+
+
+@pytest.mark.slow
 def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_config(tmp_path):
     """qa256: a scenario of n-gram against EAGLE was answered of n-gram alone, EAGLE never named."""
     r, f = _run_text(tmp_path, "name: methods-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: [ngram, eagle]\n"

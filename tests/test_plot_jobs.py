@@ -277,6 +277,21 @@ def test_where_on_a_column_the_table_lacks_names_the_one_meant():
             select_rows(df, (condition,), "t.csv")
     with pytest.raises(RooflineError, match=r"found 'zzz=1'$"):
         select_rows(df, ("zzz=1",), "t.csv")
+    df = df.assign(devices=[8, 8], weight_dtype=["bf16", "fp8"], tp=[8, 8])  # qa430's mutants and synonyms
+    for condition, meant in (("GPU=mi300x", "hardware"), ("gpus=8", "devices"), ("atch=8", "batch"), ("dtype=fp8", "weight_dtype"),
+                             ("draft_length=2", None), ("tensor_parallel=8", "tp")):
+        said = f" (did you mean {meant}?)" if meant else ""
+        if meant is None:  # k is not a column here: no hint, not the spelling's nearest
+            with pytest.raises(RooflineError, match=re.escape(f"found {condition!r}") + "$"):
+                select_rows(df, (condition,), "t.csv")
+            continue
+        with pytest.raises(RooflineError, match=re.escape(f"found {condition!r}{said}") + "$"):
+            select_rows(df, (condition,), "t.csv")
+    for condition in ("hw=h200", "hardware"):  # too unlike; no '=': no hint
+        with pytest.raises(RooflineError, match=re.escape(f"found {condition!r}") + "$"):
+            select_rows(df, (condition,), "t.csv")
+    with pytest.raises(RooflineError, match=r"found 'gpu=mi300x'$"):  # a synonym only for a column the table has
+        select_rows(df[["batch", "context"]], ("gpu=mi300x",), "t.csv")
 
 
 def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():

@@ -1980,3 +1980,66 @@ def test_the_setup_line_lists_the_layouts_drawn_not_every_one_swept():
     shown = plots._shown_meta(meta, ("hardware", "model", "context", "tp", "dp_attention", "ep"), keys)
     assert shown["layouts"] == ["tp 1", "tp 8"] and meta["layouts"][2] == "tp 1, dp-attention 8, ep 8"
     assert plots._shown_meta(meta, ("hardware", "model", "context"), keys[:1])["layouts"] == meta["layouts"]  # not panels
+
+
+def test_narrow_keeps_the_headlines_value_per_panel_only_where_it_should():
+    """qa430's mutants of _narrow: an engine stays one under a headline (qa371); a panel where nothing fits drawn at the
+    headline's value, then one value said 'only'; the headline's value before a panel's first where both fit; a
+    headline value some panel lacks not kept per panel; the note names the headline's value, not the first panel's."""
+    keys = [("h100", "tp8", "vllm"), ("h100", "tp8", "trtllm"), ("h100", "dp8", "vllm"), ("h100", "dp8", "trtllm")]
+    assert plots._narrow(keys, (2,), {keys[0], keys[3]}, one=True, headline=True) == ([keys[0], keys[2]], "one")
+    keys = [(hw, tp) for hw in "abc" for tp in (1, 2, 4)]
+    assert plots._narrow(keys, (1,), {("a", 1), ("b", 1), ("a", 2), ("b", 4)}, headline=True) == (
+        [("a", 1), ("b", 1), ("c", 1)], "one")
+    keys = [("a", 1), ("a", 2), ("b", 2), ("b", 1), ("c", 1), ("c", 2)]
+    assert plots._narrow(keys, (1,), set(keys) - {("c", 1)}, headline=True) == (
+        [("a", 1), ("b", 1), ("c", 2)], "headline per panel")
+    assert plots._narrow(keys, (1,), set(keys) - {("c", 1)}, headline=True, per_panel=False) == (  # a config column
+        [("a", 1), ("b", 1), ("c", 1)], "one")  # before a layout: the headline's value whole
+    keys = [("a", 1), ("a", 2), ("b", 2)]
+    assert plots._narrow(keys, (1,), set(keys), headline=True) == ([("a", 2), ("b", 2)], "one")
+    rows = pd.DataFrame([(hw, "x", 1024, tp) for hw in "abc" for tp in (1, 2, 4)], columns=["hardware", "model", "context", "tp"])
+    rows["fits_in_memory"] = (rows["tp"] > 1) | (rows["hardware"] == "b")  # the first device fits TP 1 nowhere
+    by, kept, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
+    assert [(k[0], k[by.index("tp")]) for k in kept] == [("a", 2), ("b", 1), ("c", 2)], kept
+    assert note == "TP 1 where it fits, else the first TP that fits, per panel", note
+    assert plots._shown_meta({}, ("tp",), [(1,), (2,)]) == {"tp": [1, 2]}  # no layouts list: left as it is
+
+
+def test_a_dtype_and_a_layout_both_narrowed_draw_each_device_once():
+    """qa430: weight dtypes and TPs swept on four devices: the dtype chosen per (device, TP) panel left two dtypes of a
+    device to the layout's step, which drew H100 and H200 twice and left L40S's second panel out."""
+    rows = pd.DataFrame([(hw, "x", 1024, d, tp) for d in ("bf16", "fp8") for tp in (1, 2, 4) for hw in "abcd"],
+                        columns=["hardware", "model", "context", "weight_dtype", "tp"])
+    need = {"a": 1, "b": 2, "c": 4, "d": 4}  # the smallest TP that fits in bf16; fp8 half of it
+    rows["fits_in_memory"] = [t >= (need[h] // 2 if d == "fp8" and need[h] > 1 else need[h])
+                              for h, d, t in zip(rows["hardware"], rows["weight_dtype"], rows["tp"])]
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
+    assert [(k[0], k[by.index("weight_dtype")], k[by.index("tp")]) for k in keys] == [
+        ("a", "bf16", 1), ("b", "bf16", 2), ("c", "bf16", 4), ("d", "bf16", 4)], keys
+    assert note == "bf16 weights only, TP 1 where it fits, else the first TP that fits, per panel", note
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_pareto_shares_its_x_axis_with_every_panels_tick_labels_and_the_batch_lines_keep_their_own():
+    """qa428: pareto's panels each had their own x range; qa430: shared, the panels above another lost their x tick
+    labels; the batch-line figures keep their own axes (a replacement had shared them, bf125e3)."""
+    from matplotlib import rc_context
+
+    from roofline.grid import load_configs, operator_table, run_sweep
+    from roofline.scenario import scenario_from_dict
+
+    sc = scenario_from_dict({"name": "share", "hardware": ["h100-sxm", "l4", "h200", "a100-sxm-80gb"], "model": "llama-3.1-8b",
+                             "method": "eagle", "axes": {"batch": [1, 8, 64], "context": [1024], "k": [0, 2], "alpha": [0.8]}})
+    pairs = load_configs(sc)
+    df, ops = run_sweep(sc, pairs), operator_table(sc, pairs)
+    meta = {"scenario": "share", "method": "eagle", "weight_dtype": "bf16", "kv_dtype": "bf16", "tp": 1}
+    with rc_context(plots.STYLE):
+        pareto = plots.PLOTTERS["pareto"](df, ops, meta)
+        lines = plots.PLOTTERS["throughput_vs_batch"](df, ops, meta)
+    drawn = [ax for ax in pareto.axes if ax.get_visible() and ax.get_xlabel()]
+    assert len(drawn) == 4 and all(drawn[0].get_shared_x_axes().joined(drawn[0], ax) for ax in drawn[1:])
+    pareto.canvas.draw()
+    assert all(any(t.get_text() for t in ax.get_xticklabels()) for ax in drawn)  # the top row's too
+    c, d = [ax for ax in lines.axes if ax.get_visible()][:2]
+    assert not c.get_shared_x_axes().joined(c, d)

@@ -198,6 +198,10 @@ def test_an_axis_count_written_32k_or_with_separators_is_told_its_digits():
             scenario_from_dict({**base, "method": "eagle", "axes": axes}, "s.yaml")
     with pytest.raises(RooflineError, match=re.escape("found '100M' (write 100000000)") + "$"):
         scenario_from_dict({**base, "axes": {"batch": ["100M"]}}, "s.yaml")
+    with pytest.raises(RooflineError, match=re.escape("axes.batch: expected a list of numbers, found '0k'") + "$"):
+        scenario_from_dict({**base, "axes": {"batch": ["0k"]}}, "s.yaml")  # batch from 1 (qa430): no reading
+    with pytest.raises(RooflineError, match=re.escape("found '0k' (write 0)") + "$"):
+        scenario_from_dict({**base, "method": "eagle", "axes": {"batch": [1], "k": ["0k"]}}, "s.yaml")
     # qa431: a top-level `context: 32k` (beside prompt and output_len) is an axis; `prompt: 2k` told its digits too
     with pytest.raises(RooflineError, match=re.escape("context: expected a known key (context is an axis: write it under "
                                                       "axes, as axes.context), found 'context'")):

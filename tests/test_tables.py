@@ -1323,8 +1323,13 @@ def test_predict_says_which_fit_the_engines_costs_come_from():
     (line,) = [x for x in predict_table(unrecorded).splitlines() if x.startswith("  engine fit ")]
     assert line == "  engine fit           a file not recorded: rows not recorded   (roofline engines show vllm)", line
     # every fitted value since set by hand: no fit of it left to name (qa427: the copy's fit was still said)
-    by_hand = dataclasses.replace(vllm, name="by-hand", fitted={**vllm.fitted, "parameters": []})
+    by_hand = dataclasses.replace(vllm, name="by-hand", fitted={**vllm.fitted, "parameters": [], "per_family": []})
     assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=by_hand)["engine_fitted"] is None
+    families = dataclasses.replace(vllm, name="families", fitted={**vllm.fitted, "parameters": []})  # qa430: a family's
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=families)["engine_fitted"]  # fitted values stay
+    bare = dataclasses.replace(vllm, name="bare", fitted={"file": "mine.csv", "rows": "12 rows", "date": "2026-01-01"})
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=bare)["engine_fitted"] == {  # no list: a fit
+        "file": "mine.csv", "rows": "12 rows", "date": "2026-01-01"}
 
 
 @pytest.mark.slow
@@ -1390,3 +1395,28 @@ def test_a_fleet_whose_replicas_run_fewer_users_than_its_batch_says_how_many_eac
     assert _fewer_than_batch_text(60, 2, 32) == " (each replica runs 30 of the 60 users, fewer than this batch: faster and dearer a token than this row)"
     assert "(each replica runs 28 or 29 of the 200 users," in _fewer_than_batch_text(200, 7, 32)
     assert _fewer_than_batch_text(64, 2, 32) == "" == _fewer_than_batch_text(65, 3, 22)  # the busiest runs the batch
+
+
+def test_fleet_and_efficiency_texts_keep_thousands_separators_and_the_plural():
+    """qa430's mutants: the users each replica runs written with separators; two efficiencies said in the plural."""
+    from roofline.tables import _efficiencies_text, _fewer_than_batch_text
+
+    assert _fewer_than_batch_text(2000, 1, 4096).startswith(" (the replica runs the 2,000 users, ")
+    assert _fewer_than_batch_text(5001, 2, 4096).startswith(" (each replica runs 2,500 or 2,501 of the 5,001 users, ")
+    text = _efficiencies_text({"engine": "eng", "memory_efficiencies": {"mlp": 0.7, "experts": 0.5}})
+    assert text.endswith(" of that bandwidth: eng's efficiencies)") and "experts at 0.5" in text, text
+    one = _efficiencies_text({"engine": "eng", "memory_efficiencies": {"mlp": 0.7, "qkv_proj": 0.7}})
+    assert one.endswith(" of that bandwidth: eng's efficiency)") and "mlp and qkv proj at 0.7" in one, one
+
+
+@pytest.mark.slow
+def test_cheapest_users_says_how_many_users_each_of_several_replicas_runs(roofline, tmp_path):
+    """qa430 (the fleet's replica count passed through): 100 users on two replicas of batch 64."""
+    scenario = tmp_path / "f.yaml"
+    scenario.write_text("name: f\nhardware: [h100-sxm]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [8, 16, 32, 64, 128]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--users", "100", "--where", "batch=64")
+    line = next(x for x in out.splitlines() if x.startswith("  plain        $") and " an hour, " in x)
+    assert code == 0 and "2 replicas" in line and line.endswith(
+        "(each replica runs 50 of the 100 users, fewer than this batch: faster and dearer a token than this row)"), line
