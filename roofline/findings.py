@@ -28,6 +28,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.frontier import REFINE_GAIN_MIN
 from roofline.frontier import plain_fits as frontier_plain_fits
+from roofline.scenario import LAYOUT_KEYS
 from roofline.serving import HOST_SHARE_NOTED, IDEAL, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
 from roofline.speculation import DRAFTER_ON_TARGET, pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
@@ -2161,14 +2162,11 @@ def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.D
     return rows[keep]
 
 
-LAYOUT_COLUMNS = ("tp", "dp_attention", "ep", "pp")  # the degrees that together are one layout
-
-
 def _layout_text(row: pd.Series) -> str:
     """'tp 8' or 'tp 1, dp-attention 8, ep 8': a row's layout, as predict writes it (layout.describe_layout)."""
     from roofline.layout import describe_layout
 
-    return describe_layout(**{c: int(row[c]) for c in LAYOUT_COLUMNS if c in row.index})
+    return describe_layout(**{c: int(row[c]) for c in LAYOUT_KEYS if c in row.index})
 
 
 def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
@@ -2211,7 +2209,7 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         return ""
     rows = _same_config(d, top, ["context", *varying])  # plain decoding's columns: any alpha and k
     spec = _same_config(points, top, ["context", "alpha", *varying])
-    layout = [c for c in LAYOUT_COLUMNS if c in varying]  # a side where the headline's layout fits nowhere takes its
+    layout = [c for c in LAYOUT_KEYS if c in varying]  # a side where the headline's layout fits nowhere takes its
     loose = [c for c in varying if c not in layout]  # smallest layout that fits (qa431: 'nothing fits' of H100 and H200
     wide_rows = _same_config(d, top, ["context", *loose]) if layout else rows  # at the headline's tp 1, which fit at 2-8)
     wide_spec = _same_config(points, top, ["context", "alpha", *loose]) if layout else spec
