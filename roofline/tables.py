@@ -1681,8 +1681,10 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                 c_swept = float(swept["cost_usd_per_million_tokens"]) if swept is not None else float("nan")
                 alike = swept is not None and format_significant(c_new) == format_significant(c_swept)  # qa392: '$0.118'
                 # twice, 0.59% apart, read as no gain
-                config = [c for c in ("hardware", "model", "engine", "tp", "dp_attention", "ep", "pp") if c in point.index]
-                other = swept is not None and any(str(point[c]) != str(swept[c]) for c in config if c in swept.index)
+                from roofline.frontier import CONFIG  # what one point is, its batch and context aside
+
+                other = swept is not None and any(str(point[c]) != str(swept[c]) for c in CONFIG
+                                                  if c not in ("batch", "context") and c in point.index and c in swept.index)
                 where += ", another configuration" if other else ""  # (qa431: read as the pick above refined)
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how,
                                                                                 overlap=overlap)
