@@ -1872,7 +1872,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch']):,})."
                        + _serving_text(b, meta, plain=True)
-                       + _compared_plain(fit, b, meta) + _engine_said(df, engine), {})  # qa108: my-vllm's peak unsaid
+                       + _compared_plain(mine, b, meta) + _engine_said(df, engine), {})  # qa108: my-vllm's peak unsaid
     varying = _varying(drafting)
     keys = [*POINT_COLUMNS, *varying]
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
@@ -2169,31 +2169,56 @@ def _layout_text(row: pd.Series) -> str:
     return describe_layout(**{c: int(row[c]) for c in LAYOUT_KEYS if c in row.index})
 
 
+def _layout_instead_text(row: pd.Series, top: pd.Series, layout: list[str]) -> str:
+    """'tp 4; tp 1 does not fit' or 'tp 1, pp 2; pp 1 does not fit': the layout a side takes (_layout_text), then the
+    peak's degrees it differs in (all of them were 'tp 1' of a pp 1 peak, describe_layout leaving pp 1 out)."""
+    differ = [f"{c.replace('_', '-')} {int(top[c])}" for c in layout if int(row[c]) != int(top[c])]
+    return f"{_layout_text(row)}; {', '.join(differ)} does not fit"
+
+
 def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
     """'8 × H200 SXM' (with the model where models are compared): one side of a comparison of hardware or models."""
     devices = int(row["devices"]) if "devices" in row.index else _tp(meta)
     return f"{devices} × {_hw(meta, row['hardware'])}" + (f" with {_model(meta, row['model'])}" if "model" in compared else "")
 
 
-def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
+def _compared_plain(mine: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     """' At the largest swept batch that fits on each (context 4,096, tp 8): 8 × H100 SXM5: 5,400 tokens/s at batch 256 ($1.20
-    per million tokens); ...' where a sweep without speculation compares hardware or models, at the peak's context and
-    config (its other varying columns held, as _compared holds them); '' where it compares neither."""
-    compared = [c for c in ("hardware", "model") if fit[c].astype(str).nunique() > 1]
+    per million tokens); ...' where a sweep without speculation compares hardware or models (`mine`: the engine's rows,
+    fitting or not), at the peak's context and config (its other varying columns held, as _compared holds them); a side
+    where that layout fits nowhere takes its smallest layout that fits ('4 × H100 SXM5 (tp 4; tp 1 does not fit)'),
+    one where nothing fits says so (qa431: dropped unsaid); '' where it compares neither."""
+    compared = [c for c in ("hardware", "model") if mine[c].astype(str).nunique() > 1]
     if not compared:
         return ""
-    held = [c for c in _varying(fit) if c not in ("hardware", "model")]
-    rows = _same_config(fit, top, [c for c in ("context", *held) if c in fit])
+    held = [c for c in _varying(mine) if c not in ("hardware", "model")]
+    layout = [c for c in LAYOUT_KEYS if c in held]
+    loose = [c for c in held if c not in layout]
+    at_context = [c for c in ("context",) if c in mine]
+    rows = _same_config(mine, top, [*at_context, *held])
+    wide = _same_config(mine, top, [*at_context, *loose]) if layout else rows
     parts = []
-    for _, group in rows.groupby(compared, sort=False):
+    for key in dict.fromkeys(wide[compared].astype(str).itertuples(index=False, name=None)):
+        group = rows[(rows[compared].astype(str) == list(key)).all(axis=1)]
+        group = group[plain_fits(group)]
+        others = wide[(wide[compared].astype(str) == list(key)).all(axis=1)]
+        label = _deployment_label((group if len(group) else others).iloc[0], compared, meta)
+        fitting = others[plain_fits(others)] if group.empty and layout else others.iloc[:0]
+        if len(fitting):  # its smallest layout that fits, said with the peak's that does not
+            smallest = fitting.loc[fitting["devices"].idxmin()] if "devices" in fitting else fitting.iloc[0]
+            at = smallest[layout].astype(str).to_numpy()
+            group = fitting[(fitting[layout].astype(str) == at).all(axis=1)]
+            label = f"{_deployment_label(smallest, compared, meta)} ({_layout_instead_text(smallest, top, layout)})"
+        if group.empty:
+            parts.append(f"{label}: nothing fits")
+            continue
         r = group.loc[group["batch"].idxmax()]
-        name = _deployment_label(r, compared, meta)
-        cost = r.get("cost_usd_per_million_tokens")
+        cost = r.get("baseline_cost_usd_per_million_tokens")
         price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
         cap = int(r["baseline_max_batch"]) if "baseline_max_batch" in r.index else 0
         held_by = f", memory holding {cap:,}" if cap > int(r["batch"]) else ""
-        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch']):,}{held_by}{price}")
-    at = ", ".join([f"context {int(top['context']):,}"] * ("context" in fit) + [_config_text(top, held, meta).lstrip(", ")] * bool(held))
+        parts.append(f"{label}: {_n(r['baseline_tokens_per_s'])} tokens/s at batch {int(r['batch']):,}{held_by}{price}")
+    at = ", ".join([f"context {int(top['context']):,}"] * bool(at_context) + [_config_text(top, held, meta).lstrip(", ")] * bool(held))
     return f" At the largest swept batch that fits on each ({at}): " + "; ".join(parts) + "."
 
 
@@ -2228,8 +2253,7 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
             drafts = wide_spec[(wide_spec[compared].astype(str) == list(key)).all(axis=1)
                                & (wide_spec[layout].astype(str) == at).all(axis=1)]
             plain = mine[plain_fits(mine)]
-            label = (f"{_deployment_label(smallest, compared, meta)} ({_layout_text(smallest)}; "
-                     f"{_layout_text(top)} does not fit)")
+            label = f"{_deployment_label(smallest, compared, meta)} ({_layout_instead_text(smallest, top, layout)})"
         if plain.empty:
             parts.append(f"{label}: nothing fits")
             continue

@@ -1248,6 +1248,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     shown, labels, larges = [], [], []
     top_dtypes, lower_roofs = set(), {}  # the dtype of each panel's highest roof; {dtype: operators} of the lower ones
     drawn_batches: set[int] = set()  # every panel's batches drawn: one where a selection (--where batch=) left one
+    drawn_ops: set[str] = set()  # the operators drawn: the legend's (qa431: a MoE model's, its panels left out)
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
         if "compute_dtype" not in sub.columns:  # an operators table written before it had one: its ceilings were the main GEMM's
@@ -1308,6 +1309,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
             shown.append((pass_name, batch, q, filled, bool(np.isin(batch, verify_fits if pass_name == "verify" else fit_batches))))
         labels += [(ax, *lab) for lab in _clusters(pts)]
+        drawn_ops.update(pts["operator"])
         ax.set_xlim(x_lo, x_hi)
         y_lo = min((pts["flops"] / pts["time_s"]).min(), bw * x_lo) / 1e12 / 3
         ax.set_ylim(y_lo, peak / 1e12 * 2.5)
@@ -1352,7 +1354,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=13, mec="k", mfc="none", mew=1.5,
                               label=(f"whole {PASS_NAMES[pass_name]}" if len(passes) > 1 else "whole step")
                               + " (large, open):\nits FLOPs over all its time, host\nwork and collectives included,\nso it sits below the roofs"))
-    handles += [Patch(color=op_color[op], label=op) for op in op_names]
+    handles += [Patch(color=op_color[op], label=op) for op in op_names if op in drawn_ops]
     if any(e != "ideal" for e in meta.get("engine") or []):  # qa208: norms at 0.015 TFLOP/s, unexplained
         handles.append(Line2D([], [], ls="", label="an operator's time holds its\nengine's kernel latencies: small\n"
                                                    "ones sit far below the roofs\n(engine ideal: on them)"))

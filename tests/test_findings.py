@@ -388,6 +388,32 @@ def test_a_compared_device_where_the_headlines_layout_does_not_fit_is_said_at_it
 
 
 @pytest.mark.slow
+def test_a_plain_comparison_names_a_device_the_peaks_layout_does_not_fit_at_its_smallest_that_does(tmp_path):
+    """qa431: a sweep without speculation dropped, unsaid, the H100 that a 70B model's peak layout (pp 1) does not fit,
+    where it fits at pp 2; the layout said is the degree that differs ('pp 1 does not fit', not 'tp 1')."""
+    r, f = _run_text(tmp_path, "name: plain-cmp\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-70b\nmethod: none\n"
+                     "pp: [1, 2]\naxes:\n  batch: [1]\n  context: [4096]\n")
+    fits = r.df[r.df["fits_in_memory"].astype(bool)]
+    assert set(fits.loc[fits["hardware"] == "h100-sxm", "pp"]) == {2} and fits.loc[fits["tokens_per_s"].idxmax(), "pp"] == 1
+    h100 = fits[fits["hardware"] == "h100-sxm"].iloc[0]
+    assert (f"2 × H100 SXM5 (tp 1, pp 2; pp 1 does not fit): {_n(h100['baseline_tokens_per_s'])} tokens/s at batch 1"
+            in f.text and "1 × MI300X: " in f.text), f.text
+
+
+@pytest.mark.slow
+def test_a_plain_comparison_says_nothing_fits_of_a_device_where_no_row_fits(tmp_path):
+    """qa431: a device on which no swept row fits was left out of the plain comparison, and with one device left the
+    sentence went, unsaid; each layout's devices are named by its row, not the first row of the device."""
+    r, f = _run_text(tmp_path, "name: plain-cmp\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-70b\nmethod: none\n"
+                     "axes:\n  batch: [1, 8]\n  context: [4096]\n")
+    assert not r.df.loc[r.df["hardware"] == "h100-sxm", "fits_in_memory"].astype(bool).any()
+    assert "1 × H100 SXM5: nothing fits; 1 × MI300X: " in f.text, f.text
+    _, f2 = _run_text(tmp_path / "two", "name: plain-cmp\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-70b\n"
+                      "method: none\ntp: [1, 2]\naxes:\n  batch: [1, 8]\n  context: [4096]\n")
+    assert "(context 4,096, tp 2): 2 × H100 SXM5: " in f2.text and "; 2 × MI300X: " in f2.text, f2.text
+
+
+@pytest.mark.slow
 def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_config(tmp_path):
     """qa256: a scenario of n-gram against EAGLE was answered of n-gram alone, EAGLE never named."""
     r, f = _run_text(tmp_path, "name: methods-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: [ngram, eagle]\n"

@@ -603,6 +603,20 @@ def test_roofline_names_its_context_and_draws_the_largest_batch_that_fits(tmp_pa
         assert any("kernel latencies" in t.get_text() for t in fig.legends[0].get_texts()) is said
 
 
+def test_the_roofline_legend_lists_only_the_operators_of_the_panels_drawn():
+    """qa431: a (hardware, model) grid too large to draw whole keeps one model, and the legend listed the router and
+    experts of the MoE model its panels left out."""
+    data = {**SMALL, "hardware": ["h100-sxm", "h200", "b200", "mi300x", "l40s"], "model": ["llama-3.1-8b", "qwen3-30b-a3b"],
+            "method": "ngram", "axes": {"batch": [1, 8], "context": [1024], "k": [2], "alpha": [0.7]}}
+    _, _, df, ops = _tables(data)
+    assert {"router", "experts"} <= set(ops["operator"])  # the MoE model's operators are in the table
+    fig = _figure("roofline", df, ops, META)
+    titles = " ".join(ax.get_title() for ax in fig.axes)
+    assert "Qwen3" not in titles and "qwen3" not in titles  # the case: its panels left out
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "mlp" in legend and "router" not in legend and "experts" not in legend, legend
+
+
 def test_the_roofline_draws_the_verify_pass_at_a_batch_where_speculation_fits():
     """Plain decoding fit to batch 448 on an H100 at 1k, speculation to 432 (its KV cache for k + 1 tokens, and the
     drafter): the verify pass was drawn at 448, in a legend saying 'largest B that fits' (qa105). In vllm's own share
