@@ -1946,6 +1946,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
+    notes += [] if picks else frontier_miss_notes(frontier, extra_dirs)  # no pick to say a known miss of (qa431)
     notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta, serving)
     notes += [note] if (note := speed_sensitivity_note(df, picks, min_tokens_per_s_per_user, refused)) else []
     notes += [note] if (note := prices_note(pd.concat([frontier, _reachable(df, refused)]), meta, extra_dirs)) else []
@@ -1958,6 +1959,40 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += said_of({note: kinds for note, kinds in now.items() if not set(kinds) <= set(said.get(note, ()))},
                      "point computed now")
     return list(dict.fromkeys(notes))
+
+
+def frontier_miss_notes(frontier: pd.DataFrame, extra_dirs: tuple = ()) -> list[str]:
+    """Each known miss (serving.known_miss_notes) that rows of the frontier sit in, once, with the rows it is said of:
+    'the frontier's plain rows at batch 1,024 and 2,048 (minimax-m2.7 on mi300x x 8 (tp 8, ep 8), sglang): a known miss
+    of engine sglang: ...' (cheapest without a speed: no pick to say it of; qa431: rows inside sglang's MiniMax miss
+    listed unsaid). A row whose profiles do not load says none."""
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.serving import known_miss_notes, load_engine
+
+    profiles: dict[tuple, tuple | None] = {}
+    rows_of: dict[str, dict[tuple, list[int]]] = {}  # note -> {(kind, deployment named): batches}
+    for _, row in frontier.iterrows():
+        names = (str(row["engine"]), str(row["hardware"]), str(row["model"]))
+        if names not in profiles:
+            try:
+                profiles[names] = (load_engine(names[0], extra_dirs), load_hardware(names[1], extra_dirs),
+                                   load_model(names[2], extra_dirs))
+            except RooflineError:
+                profiles[names] = None
+        if profiles[names] is None:
+            continue
+        kind = str(row["decoding"])
+        method = str(row["method"]) if kind == "speculation" else "none"
+        for note in known_miss_notes(*profiles[names], method, int(row["batch"]), layout=_layout(row)):
+            rows_of.setdefault(note, {}).setdefault((kind, _deployment_named(row)), []).append(int(row["batch"]))
+    out = []
+    for note, groups in rows_of.items():
+        said = "; ".join(f"{kind} {'row' if len(batches) == 1 else 'rows'} at batch "
+                         f"{spoken_list([f'{b:,}' for b in sorted(set(batches))])} ({named})"
+                         for (kind, named), batches in groups.items())
+        out.append(f"the frontier's {said}: {note}")
+    return out
 
 
 # the openings of the two frontier notes that say the table mixes what a pick compares (frontier_table reads them back)

@@ -1550,10 +1550,16 @@ def _devices(n: int) -> str:
 def _fewer_than_batch_text(users: int, replicas: int, batch: int) -> str:
     """' (each replica runs 33 or 34 of the 200 users, fewer than this batch: ...)' where a fleet's replicas run fewer
     sequences than the row's batch, '' otherwise (qa418: one replica; qa428: six replicas of batch 38 for 200 users
-    ran 33-34 each, unsaid)."""
+    ran 33-34 each, unsaid); ' (2 of the 3 replicas run this batch, 1 runs 21: ...)' where the busiest run it and the
+    others one fewer (qa431: unsaid)."""
     most, fewest = -(-users // replicas), users // replicas
     if most >= batch:
-        return ""
+        if fewest == most:
+            return ""
+        busiest = users - fewest * replicas  # the replicas that run `most`, the batch; the rest run one fewer
+        rest = replicas - busiest
+        return (f" ({busiest:,} of the {replicas:,} replicas {'runs' if busiest == 1 else 'run'} this batch, {rest:,} "
+                f"{'runs' if rest == 1 else 'run'} {fewest:,}: a little faster and dearer a token there)")
     users_text = f"{users:,} {'user' if users == 1 else 'users'}"
     runs = (f"the replica runs the {users_text}" if replicas == 1 else
             f"each replica runs {fewest:,}{'' if fewest == most else f' or {most:,}'} of the {users_text}")

@@ -86,6 +86,22 @@ def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_fo
     assert code == 2 and "alpha" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
+def test_cheapest_without_a_speed_says_a_known_miss_of_the_frontier_rows_inside_it(tmp_path, roofline):
+    """qa431: without --min-tokens-per-user, frontier rows inside sglang's MiniMax-M2.7 miss on MI300X (batch 1,024 and
+    up at tp 8, ep 8) were listed with no note of it (a pick's notes said it, and there was no pick)."""
+    _swept(tmp_path, roofline, "name: mm\nhardware: mi300x\nmodel: minimax-m2.7\nmethod: none\nengine: sglang\n"
+                        "weight_dtype: fp8\nlayouts: [{tp: 8, ep: 8}]\naxes:\n  batch: [1, 64, 1024, 2048]\n"
+                        "  context: [2048]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw")
+    assert code == 0, err
+    said = [line for line in out.splitlines() if "a known miss of engine sglang: MiniMax-M2.7" in line]
+    assert len(said) == 1 and said[0].startswith(
+        "note: the frontier's plain rows at batch 1,024 and 2,048 (minimax-m2.7 on mi300x x 8 (tp 8, ep 8), sglang): "), out
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--where", "batch=64")  # no row inside it: none said
+    assert code == 0 and "known miss" not in out, out
+
+
 def test_a_table_without_the_columns_a_frontier_needs_is_one_line(tmp_path, roofline):
     path = tmp_path / "results.csv"
     pd.DataFrame({"hardware": ["h100-sxm"], "batch": [1]}).to_csv(path, index=False)
