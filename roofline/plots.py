@@ -2114,11 +2114,16 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = shaded = losing = dodged = tied = untied = False
+    censored = shaded = losing = dodged = False
+    names = _panel_names(panels, meta)
+    tied_lines: list[str] = []  # the lines that step back and forth between near-ties
+    untied_lines: list[str] = []  # and between k that differ more
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
         near, far = _switches_between_near_ties(sub, best)
-        tied, untied = tied or near, untied or far
+        where = f"{names[ax]}: " if names[ax] else ""  # (qa428: the lines unnamed)
+        tied_lines += [where + _alpha_label(a, meta) for a in near]
+        untied_lines += [where + _alpha_label(a, meta) for a in far]
         if best.empty:
             plain = sub[sub["fits_in_memory"].astype(bool)]  # k = 0 rows that fit: plain decoding does, speculation not
             cap = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub and len(plain) else 0.0
@@ -2167,27 +2172,53 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         keyed.plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
     what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
-    if tied:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent
+    if tied_lines:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent
         what += (f"\na line that steps back and forth does so between k within {NEAR_TIE - 1:.0%} of each other in speedup"
-                 if not untied else  # qa333: said of every line where one panel's reversal was a tie and another's 8%
-                 f"\nsome lines step back and forth between k within {NEAR_TIE - 1:.0%} of each other in speedup, others "
-                 "between k that differ more")
+                 if not untied_lines else  # qa333: said of every line where one panel's reversal was a tie and another's 8%
+                 f"\nsome lines ({_lines_named(tied_lines)}) step back and forth between k within {NEAR_TIE - 1:.0%} of "
+                 f"each other in speedup, others ({_lines_named(untied_lines)}) between k that differ more")
     _title(fig, what, meta, models, _join(note, alpha_note))
     return fig
+
+
+def _panel_names(panels: list, meta: dict) -> dict:
+    """{axes: 'H200 SXM, engine sglang, TP 8'}: each panel named by the columns whose one value in it tells it from the
+    others (the hardware and model by name, a layout as describe_layout writes it), '' where one panel is drawn."""
+    subs = [sub for _, sub in panels]
+    if len(subs) < 2:
+        return {ax: "" for ax, _ in panels}
+    columns = [c for c in ("hardware", "model", "context", "engine", "method", "weight_dtype", "expert_dtype", "kv_dtype",
+                           "tp", "dp_attention", "ep", "pp", "shared_prefix", "draft_hardware")
+               if c in subs[0] and all(sub[c].astype(str).nunique() == 1 for sub in subs)
+               and len({str(sub[c].iloc[0]) for sub in subs}) > 1]
+    layout = tuple(c for c in columns if c in ("tp", "dp_attention", "ep", "pp"))
+
+    def name(sub) -> str:
+        parts = [_name(meta, c, sub[c].iloc[0]) if c in ("hardware", "model") else _axis_value_label(meta, c, sub[c].iloc[0])
+                 for c in columns if c not in layout]
+        parts += [_layout_value_label(meta, layout, tuple(int(sub[c].iloc[0]) for c in layout))] if layout else []
+        return ", ".join(p for p in parts if p)
+
+    return {ax: name(sub) for ax, sub in panels}
+
+
+def _lines_named(lines: list[str]) -> str:
+    """'H100 SXM5: α = 0.6; B200: α = 0.8' (three said, then 'and N more'): the best-k figure's lines a title names."""
+    return "; ".join(lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
 
 
 NEAR_TIE = 1.01  # two draft lengths whose speedups differ by less than this factor: the best k between them a near-tie
 
 
-def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[bool, bool]:
-    """(near, far): whether a line of the best-k figure (per alpha, along the batch) steps back and forth, switching k
-    and later back the other way, where the k it leaves is within NEAR_TIE of the new best's speedup at that batch
-    (near: a tie's zigzag, a GEMM's rows padded to its tile making neighbouring k trade places, not a change in what
-    pays), and whether one does so where it is not (far). A line that only steps down (a larger batch, a shorter k)
-    crosses over once and is neither."""
+def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[list[float], list[float]]:
+    """(near, far): the alphas (NaN for a line without one) of the lines of the best-k figure (per alpha, along the
+    batch) that step back and forth, switching k and later back the other way, where the k it leaves is within NEAR_TIE
+    of the new best's speedup at that batch (near: a tie's zigzag, a GEMM's rows padded to its tile making neighbouring
+    k trade places, not a change in what pays), and of those that do so where it is not (far). A line that only steps
+    down (a larger batch, a shorter k) crosses over once and is neither."""
     drafting = sub[sub["fits_in_memory"].astype(bool) & (sub["k"] > 0)]
     if drafting.empty or best.empty:
-        return False, False
+        return [], []
     speed = drafting.assign(alpha_key=drafting["alpha"].fillna(-1.0)).set_index(["alpha_key", "batch", "k"])["speedup"]
     speed = speed[~speed.index.duplicated()]
     rows = best[best["best_k"] > 0].assign(alpha_key=best["alpha"].fillna(-1.0)).sort_values(["alpha_key", "batch"])
@@ -2196,11 +2227,16 @@ def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> tuple[
     moves = rows.assign(step=np.sign(step))[step != 0]
     reverses = moves["step"] != moves.groupby("alpha_key")["step"].shift().fillna(moves["step"])  # against the last move
     if not reverses.any():
-        return False, False
+        return [], []
     at = moves[reverses]
     left = speed.reindex(list(zip(at["alpha_key"], at["batch"], prev_k[at.index]))).to_numpy(dtype=float)
     near = at["speedup"].to_numpy(dtype=float) < NEAR_TIE * left  # NaN (k not fitting) compares False: neither
-    return bool(near.any()), bool((~near & np.isfinite(left)).any())
+    alphas = at["alpha_key"].to_numpy(dtype=float)
+
+    def lines(mask) -> list[float]:
+        return [float("nan") if a == -1.0 else float(a) for a in dict.fromkeys(alphas[mask])]
+
+    return lines(near), lines(~near & np.isfinite(left))
 
 
 PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
