@@ -760,7 +760,7 @@ def speculative_metrics(
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
                                draft_vocab, speculating, shared_prefix, engine,
                                no_host,  # the drafter's device's own (an override may differ)
-                               heads=k if method == "medusa" else 1)
+                               heads=k if method == "medusa" else target.mtp_modules if method == "mtp" else 1)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -813,7 +813,9 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
     batch by that device's memory instead. `engine`: the engine on the target's devices (capacity: its memory and
     hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's). `heads`:
-    copies of the drafter's weights held (Medusa's k heads; broadcasts).
+    copies of the drafter's weights and KV cache held (broadcasts): Medusa's k heads (no KV), a model's trained MTP
+    modules, each a layer of its own that the engine loads and caches whatever k is (vLLM's DeepSeekMTP holds
+    num_nextn_predict_layers layers, step i running layer i mod n; qa433: three modules held as one).
     Where the engine turns its prefix cache off while it speculates (serving.speculating_engine), a speculating
     point holds a shared prefix in each sequence, a plain one (k = 0) once."""
     speculating = np.asarray(speculating)
@@ -840,7 +842,8 @@ def _drafting_capacity(hw, target, batch, verify_len, dep, method, drafter, d_de
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
     held_once = shared_prefix if draft_side is None or draft_side.prefix_cached else 0  # as capacity holds the target's
-    shared_bytes, per_seq_bytes = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, held_once, draft_ratio)
+    shared_bytes, per_seq_bytes = (np.asarray(heads, dtype=np.float64) * v for v in
+                                   kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, held_once, draft_ratio))
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (drafter_weights_bytes + shared_bytes), extra_bytes_per_seq=on * per_seq_bytes,

@@ -668,12 +668,14 @@ def _experts_text(e: dict, p: dict) -> str:
 
 def _verify_experts_text(v: dict, p: dict) -> str:
     """'the busiest rank reads 5.98 of its 32 (5.98 token-expert pairs of 3 tokens; 3.01 a decode step)': the routed
-    experts the verify pass reads a MoE layer, beside the decode step's (experts_busiest_rank)."""
+    experts the verify pass reads a MoE layer, beside the decode step's (experts_busiest_rank), each token routed on
+    its own: said, as a sequence's consecutive tokens share experts more often (qa433: unsaid where it sets the cost)."""
     e = p["experts_busiest_rank"]
     whose = "the busiest rank reads" if p["layout"].get("ep", 1) > 1 else "the pass reads"
     of = f"of its {v['experts']:,}" if p["layout"].get("ep", 1) > 1 else f"of the {v['experts']:,} routed experts"
     return (f"{whose} {format_significant(v['touched'])} {of} ({format_significant(v['token_expert_pairs'])} token-expert "
-            f"pairs of {v['tokens_a_pass']:g} tokens; {format_significant(e['touched'])} a decode step)")
+            f"pairs of {v['tokens_a_pass']:g} tokens; {format_significant(e['touched'])} a decode step; each token routed "
+            "on its own: an upper estimate where a sequence's tokens share experts)")
 
 
 def _dip_shape(gap) -> str:

@@ -207,6 +207,19 @@ def test_head_drafters_of_tied_models_add_memory_not_subtract_it():
     assert extra == pytest.approx(expected)
 
 
+def test_every_trained_mtp_module_is_held_in_memory_with_its_kv_cache():
+    """qa433: a model of three MTP modules was charged one module's weights and KV cache; an engine loads and caches
+    them all (vLLM's DeepSeekMultiTokenPredictor: num_nextn_predict_layers layers, step i running layer i mod n)."""
+    v3 = load_model("deepseek-v3")
+    three = dataclasses.replace(v3, mtp_modules=3)
+    h200 = load_hardware("h200")
+    one, many = (speculative_metrics(h200, m, 4, 4096, 2, 0.8, method="mtp", dep=deployment(m, tp=8))
+                 for m in (v3, three))
+    assert float(many["drafter_memory_bytes"]) == pytest.approx(3 * float(one["drafter_memory_bytes"]), rel=1e-9)
+    assert int(many["max_batch"]) < int(one["max_batch"])
+    assert float(many["iteration_time_s"]) == pytest.approx(float(one["iteration_time_s"]))  # a step runs one module
+
+
 def test_a_drafter_on_another_device_caps_the_batch_by_that_device_memory():
     draft = load_model("llama-3.1-8b")
     r = speculative_metrics(load_hardware("h200"), load_model("llama-3.1-70b"), 1, 8192, 4, 0.8,

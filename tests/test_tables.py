@@ -500,7 +500,8 @@ def test_a_moe_verify_pass_says_the_experts_it_reads_beside_the_decode_steps():
     assert v["touched"] > p["experts_busiest_rank"]["touched"]
     assert (f"    experts a layer    the busiest rank reads {format_significant(v['touched'])} of its 32 "
             f"({format_significant(v['token_expert_pairs'])} token-expert pairs of 3 tokens; "
-            f"{format_significant(p['experts_busiest_rank']['touched'])} a decode step)") in predict_table(p)
+            f"{format_significant(p['experts_busiest_rank']['touched'])} a decode step; each token routed on its own: an "
+            "upper estimate where a sequence's tokens share experts)") in predict_table(p)  # (qa433: unsaid)
     assert "verify_experts_busiest_rank" not in roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=2, alpha=0.8)["spec"]
 
 
