@@ -44,7 +44,7 @@ from roofline.serving import (
     stage_split_dense_note,
 )
 from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
-from roofline.units import format_significant, is_finite, spoken_list
+from roofline.units import format_given, format_significant, is_finite, spoken_list
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
@@ -1705,7 +1705,7 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
     cache: dict = {}
     reachable = _reachable(df, refused)
     keys = [c for c in DEPLOYMENT if c in reachable]
-    speed = f"{min_tokens_per_s_per_user:,.7g} tokens/s per user"  # as the headline says it
+    speed = f"{format_given(min_tokens_per_s_per_user)} tokens/s per user"  # as the headline says it
     notes = []
     for kind, pick in picks.items():
         now = ((refined or {}).get(kind) or {}).get("row")

@@ -97,14 +97,22 @@ _ctx = format_context  # a context length as titles say it (units.format_context
 
 
 def _alpha_label(alpha: float, meta: dict | None = None) -> str:
-    """An acceptance value as a legend says it: 'α = 0.8'; no alpha (NaN): 'tree of N nodes, tau T' for a tree
+    """An acceptance value as a legend says it: 'α = 0.8' ('α = 0.811 (from τ 3 at k = 3)' of a scenario's
+    acceptance_length); no alpha (NaN): 'tree of N nodes, tau T' for a tree
     (meta's tree_nodes, tree_tau), else 'per-position rates 0.9, 0.8, 0.7' (meta's acceptance, up to four said; qa242:
     the rates were not said), or 'per-position rates' (a method's published ones)."""
     if alpha is not None and not (isinstance(alpha, float) and math.isnan(alpha)):
-        return f"α = {alpha:.3g}"
+        return f"α = {alpha:.3g}" + (f" ({_measured_text(meta)})" if _measured_text(meta or {}) else "")
     rates = [r for r in (meta or {}).get("acceptance") or [] if isinstance(r, (int, float))]
     said = (" " + ", ".join(f"{r:.3g}" for r in rates[:4]) + (", ..." if len(rates) > 4 else "")) if rates else ""
     return _tree_label(meta or {}) or f"per-position rates{said}"
+
+
+def _measured_text(meta: dict) -> str:
+    """'from τ 3 at k = 3': the acceptance length a scenario's alpha was solved from (meta's acceptance_length), else ''
+    (qa433: the heatmap said α 0.811 alone)."""
+    measured = meta.get("acceptance_length")
+    return f"from τ {measured['tau']:g} at k = {int(measured['k'])}" if isinstance(measured, dict) else ""
 
 
 def _tree_label(meta: dict) -> str:
@@ -1616,7 +1624,8 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             models_here = set(sub["model"])
             moe = ops is not None and bool(((ops["operator"] == "experts") & (ops["bytes"] > 0) & ops["model"].isin(models_here)).any())
             ax.annotate("verify memory-bound at every\nwidth swept (no compute-bound line)"
-                        + (":\nits time grows with the experts\nits tokens touch" if moe else ""), (0.03, 0.97),
+                        + (":\nits time grows with the experts\nits tokens touch (until they\ntouch all) and with their FLOPs"
+                           if moe else ""), (0.03, 0.97),  # (qa433: at batch 128 MLA attention's FLOPs, not experts)
                         xycoords="axes fraction", ha="left", va="top", fontsize=7, color="firebrick")
         _log2_axis(ax, np.concatenate([dec["batch"].to_numpy(dtype=float), tokens.to_numpy(dtype=float)]))
         _log_axis(ax, "y")
@@ -1759,7 +1768,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.grid(False)
         ax.set_xlabel("batch size B (sequences; a column each" + (", every other one labelled)" if xt.step == 2 else
                       f", one in {xt.step} labelled)" if xt.step > 2 else ")"))  # qa190: evenly spaced; qa249: thinned
-        ax.set_ylabel("acceptance rate α (per token)" if (np.asarray(alphas) >= 0).any() else
+        ax.set_ylabel("acceptance rate α (per token)" + (f",\n{_measured_text(meta)}" if _measured_text(meta) else "")
+                      if (np.asarray(alphas) >= 0).any() else
                       "acceptance (a tree's)" if _tree_label(meta) else "acceptance (a rate each draft position)")
     cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over plain decoding (×)")  # placed by `arrange`
     steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \

@@ -64,6 +64,7 @@ With k = 0 every method reduces to plain decoding: no draft time, no memory, tau
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -386,7 +387,12 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
             raise RooflineError(f"{where}: tree_tau: a tree takes its tau from tree_tau, found alpha or acceptance as well")
         if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or not 1 <= tree_nodes <= TREE_NODES_MAX:
             raise RooflineError(f"{where}: tree_nodes: expected an integer in 1..{TREE_NODES_MAX}, found {tree_nodes!r}")
-        if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not is_finite(tree_tau) or not 1 <= tree_tau <= tree_nodes + 1:
+        depths = np.atleast_1d(np.asarray(k if k is not None else [], dtype=np.float64))
+        depths = depths[depths > 0]
+        depth_bound = float(depths.min()) + 1 if depths.size else math.inf  # the k check below says a tighter bound (qa433:
+        # 'in [1, tree_nodes + 1 = 11]', then 'at most k + 1 = 4' of the 8 given next)
+        if (isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not is_finite(tree_tau) or tree_tau < 1
+                or tree_tau > tree_nodes + 1 and tree_nodes + 1 <= depth_bound):
             raise RooflineError(f"{where}: tree_tau: expected a number in [1, tree_nodes + 1 = {tree_nodes + 1}], found {tree_tau!r}")
     if k is not None:
         ks = np.atleast_1d(np.asarray(k))

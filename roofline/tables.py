@@ -17,7 +17,15 @@ from roofline.serving import (
     optimistic,
     shares_text,
 )
-from roofline.units import format_binary, format_seconds, format_si, format_significant, format_usd_per_hour, spoken_list
+from roofline.units import (
+    format_binary,
+    format_given,
+    format_seconds,
+    format_si,
+    format_significant,
+    format_usd_per_hour,
+    spoken_list,
+)
 
 
 def predict_table(point: dict) -> str:
@@ -401,7 +409,9 @@ def _iteration_text(spec: dict) -> str:
         # (qa396: c of the pass and the engine's spec_per_draft_step read as the drafter's pass alone)
     if spec["draft_busy_time_s"] == 0:  # n-gram lookup: no device pass to time (qa374: 'draft 0 s' beside ms)
         return (f"{format_seconds(spec['iteration_time_s'])} = verify {verify}{rest}  (its drafts looked up in the "
-                "context, no pass of a drafter)")
+                "context, no pass of a drafter; the lookup's host time is in the bookkeeping, and a sequence whose "
+                "context holds no match drafts nothing: α stands for the workload's repetition on average)")
+        # (qa433: 'pays at α = 0.2' read as a claim about drafters; the lookup and its misses unsaid)
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft}{launched} + verify {verify}{rest}"
 
 
@@ -1520,7 +1530,7 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: se
     batches between the swept ones were swept for it (not where --where chose the batches)."""
     users_text = f"{users:,} {'user' if users == 1 else 'users'}"
     where = "swept batches and those a fleet needs, computed now" if computed else "swept batches alone (--where chose them)"
-    lines = [f"cheapest fleet for {users_text} at once at {min_speed:,.7g} tokens/s per user or faster (replicas of one "
+    lines = [f"cheapest fleet for {users_text} at once at {format_given(min_speed)} tokens/s per user or faster (replicas of one "
              f"configuration, ceil(users / batch), each renting its devices all the time; at the {where}; USD an hour):"]
     for kind in ("plain", "speculation"):
         f = fleet.get(kind)
@@ -1672,7 +1682,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     lines = []
     refined = refined or {}
     if picks is not None and min_speed is not None:
-        lines.append(f"cheapest at {min_speed:,.7g} tokens/s per user or faster ({_speeds_text(request)}; USD per million "
+        lines.append(f"cheapest at {format_given(min_speed)} tokens/s per user or faster ({_speeds_text(request)}; USD per million "
                      "tokens):")  # as asked
         # (qa288: 191.449 said as 191; qa294: a budget read the speed as a served user's, 2-3x off at 2k-token prompts)
         for kind in ("plain", "speculation"):

@@ -261,6 +261,15 @@ def format_significant(x: float, digits: int = 3) -> str:
     return f"{x:.{max(digits - 1 - mag, 0)}f}"
 
 
+def format_given(x: float) -> str:
+    """A number a user gave, as they would write it: up to 7 significant digits, thousands separated, in exponent form
+    only from 10^15: 60, 60.5, 1,000,000,000 (qa433: 'cheapest at 1e+09 tokens/s per user'), 1e+30 (qa288: not as 31
+    digits)."""
+    if abs(float(x)) >= 1e15:
+        return f"{float(x):.7g}"
+    return format(decimal.Decimal(f"{float(x):.7g}"), ",f")
+
+
 def format_count(x: float) -> str:
     """A count of sequences (a mean in flight, a batch) as notes and tables say it: '64', '12,346', '7.68' (qa314:
     1.235e+04)."""
@@ -292,8 +301,10 @@ def format_context(tokens: float) -> str:
 
 
 def format_seconds(value_s: float) -> str:
-    """Seconds at a readable scale: 0.0123 -> '12.3 ms'; below a nanosecond in ns (9e-10 -> '0.9 ns', qa395: '9e-10 s'
+    """Seconds at a readable scale: 0.0123 -> '12.3 ms', '58,912 s' from a thousand; below a nanosecond in ns (9e-10 -> '0.9 ns', qa395: '9e-10 s'
     beside '3.86 ns'), zero (and what is not a finite number) in s."""
+    if abs(float(f"{value_s:.3g}")) >= 1000:  # never in exponent form (qa433: 'iteration 5.89e+04 s')
+        return f"{format_significant(value_s)} s"
     for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if abs(float(f"{value_s:.3g}")) >= factor:  # as printed: 0.99996 s is 1 s, not 1e+03 ms (qa397)
             return f"{value_s / factor:.3g} {unit}"

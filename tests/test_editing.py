@@ -448,8 +448,14 @@ def test_every_commands_help_names_the_profiles_option_it_takes(roofline, comman
     (["predict", "--batch", "1000000000000"], "command line: --batch: expected a whole number from "),
     (["predict", "--context", "10000000000"], "command line: --context: expected a whole number from "),
     (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
-    (["predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "12"],  # the body named the API field tree_nodes
-     "command line: --tree-tau: expected a number in [1, --tree-nodes + 1 = 9], found 12.0"),
+    (["predict", "--method", "eagle", "--tree-nodes", "2", "--tree-tau", "12"],  # the body named the API field tree_nodes
+     "command line: --tree-tau: expected a number in [1, --tree-nodes + 1 = 3], found 12.0"),
+    # the tighter bound first: the depth's, k's default or given (qa433: 'in [1, 11]', then 'at most 4' of 8)
+    (["predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "12"],
+     "command line: --tree-tau: expected at most k + 1 = 5 (a tree of depth k = 4 emits at most k + 1 tokens an "
+     "iteration; k not given: the default depth, give k), found 12.0"),
+    (["predict", "--method", "eagle", "--k", "3", "--tree-nodes", "10", "--tree-tau", "12"],
+     "command line: --tree-tau: expected at most k + 1 = 4 (a tree of depth k = 3 emits"),
     (["predict", "--method", "draft", "--draft", "llama-3.2-1b"],  # "alpha or acceptance": not flags
      "command line: --alpha or --acceptance: expected one of them, or an --acceptance-length, for method 'draft'"),
 ])

@@ -1033,6 +1033,15 @@ def test_a_step_time_panel_without_a_compute_bound_verify_pass_says_so():
     (ax,) = _panel_axes(fig)
     assert any(t.get_text().startswith("verify memory-bound at every") for t in ax.texts)
     assert not [line for line in ax.get_lines() if line.get_linestyle() == ":" and line.get_color() == "firebrick"]
+    assert not any("experts" in t.get_text() for t in ax.texts)  # a dense model's: no experts said
+    # a MoE model's says its experts, until its tokens touch them all, and its FLOPs (qa433: at batch 128 the verify
+    # pass's MLA attention FLOPs, not experts, made it longer)
+    df, ops, meta = _meta_of({**SMALL, "model": "qwen3-30b-a3b", "axes": {"batch": [1, 8], "context": [32768], "k": [1, 2],
+                                                                         "alpha": [0.8]}})
+    assert not df["verify_compute_bound"].astype(bool).any()
+    (ax,) = _panel_axes(_figure("step_time_vs_tokens", df, ops, meta))
+    (note,) = [t.get_text() for t in ax.texts if t.get_text().startswith("verify memory-bound at every")]
+    assert note.endswith("its time grows with the experts\nits tokens touch (until they\ntouch all) and with their FLOPs"), note
 
 
 def test_method_none_beside_a_speculative_method_leaves_the_plots_to_the_speculative_rows(tmp_path):
@@ -1362,6 +1371,18 @@ def test_per_position_rates_are_said_in_legends_and_the_heatmaps_tick():
     assert _alpha_label(float("nan"), rates) == "per-position rates 0.9, 0.8, 0.7, 0.6, ..."
     assert _alpha_label(float("nan"), {"acceptance": [0.9, 0.8]}) == "per-position rates 0.9, 0.8"
     assert _alpha_label(float("nan"), {}) == "per-position rates" and _alpha_label(0.8, rates) == "α = 0.8"
+
+
+def test_an_alpha_solved_from_an_acceptance_length_says_so_in_legends_and_the_heatmap():
+    """qa433: a scenario's acceptance_length {tau: 3, k: 3} swept alpha 0.811, said as 'α 0.811' alone."""
+    from roofline.plots import _alpha_label
+
+    data = {**SMALL, "acceptance_length": {"tau": 3.0, "k": 3}, "axes": {"batch": [1, 8], "context": [2048], "k": [1, 3]}}
+    df, ops, meta = _meta_of(data)
+    assert _alpha_label(float(df["alpha"].iloc[0]), meta) == f"α = {df['alpha'].iloc[0]:.3g} (from τ 3 at k = 3)"
+    assert _alpha_label(0.8, {}) == "α = 0.8"
+    (ax,) = _panel_axes(_figure("speedup_heatmap", df, ops, meta))
+    assert ax.get_ylabel() == "acceptance rate α (per token),\nfrom τ 3 at k = 3"
 
 
 def test_the_heatmaps_batch_axis_says_when_only_some_columns_are_labelled():

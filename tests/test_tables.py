@@ -675,7 +675,8 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     assert line == (f"{format_seconds(ngram['spec']['iteration_time_s'])} = verify "
                     f"{format_seconds(ngram['spec']['verify_busy_time_s'])} + bookkeeping "
                     f"{format_seconds(ngram['spec']['overhead_time_s'])}  (its drafts looked up in the context, no pass "
-                    "of a drafter)")
+                    "of a drafter; the lookup's host time is in the bookkeeping, and a sequence whose context holds no "
+                    "match drafts nothing: α stands for the workload's repetition on average)")
 
 
 def test_the_best_k_line_gives_what_that_k_gives():
@@ -1354,7 +1355,7 @@ def _operator_rows(p):
     return lines[i], rows
 
 
-OPERATOR_CELL = r"[\d.e+]+ [mun]?s"
+OPERATOR_CELL = r"[\d.,e+]+ [mun]?s"
 OPERATOR_ROW = re.compile(rf"  \S+ +(\S+ +)?{OPERATOR_CELL} +[\d.]+% +{OPERATOR_CELL} +[\d.e+]+ [kMGTPE]?FLOP "
                           rf"+[\d.e+]+ [kMGTPE]?B +[\d.]+  (memory|compute).*")
 

@@ -37,6 +37,13 @@ def test_formatting_picks_a_readable_prefix():
     # qa397: a value that rounds up to the next unit is said in it, not as '1e+03 ns'; NaN as itself
     assert format_seconds(9.9996e-7) == "1 us" and format_seconds(0.99996) == "1 s" and format_seconds(float("nan")) == "nan s"
     assert format_seconds(9.87e-10) == "0.987 ns"  # three significant digits below a nanosecond too (qa401)
+    # never in exponent form (qa433: 'iteration 5.89e+04 s = draft 2.96e+03 s')
+    assert format_seconds(58_912.0) == "58,912 s" and format_seconds(2960.4) == "2,960 s" and format_seconds(999.6) == "1,000 s"
+    assert format_seconds(999.4) == "999 s"
+    from roofline.units import format_given
+
+    assert [format_given(x) for x in (1e9, 60, 60.5, 1e-5, 12.3456789, 1e30)] == ["1,000,000,000", "60", "60.5", "0.00001",
+                                                                                 "12.34568", "1e+30"]
 
 
 @pytest.mark.parametrize("text, kind, expected", [
