@@ -294,7 +294,10 @@ def test_acceptance_beside_an_alpha_axis_or_a_measured_length_says_what_it_found
 def test_a_tree_s_refusals_name_its_keys_as_the_file_spells_them():
     """qa130: 'tree.tau: expected a number in [1, tree_nodes + 1 = 21]', the API's name inside the file's message."""
     base = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}}
-    with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected a number in [1, tree.nodes + 1 = 21], found 25")):
+    with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected a number in [1, tree.nodes + 1 = 3], found 25")):
+        scenario_from_dict({**base, "tree": {"nodes": 2, "tau": 25}}, "t")
+    # where the depth's bound is the tighter, it is said first (qa433)
+    with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected at most k + 1 = 5 (a tree of depth k = 4")):
         scenario_from_dict({**base, "tree": {"nodes": 20, "tau": 25}}, "t")
 
 
