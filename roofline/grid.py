@@ -40,7 +40,7 @@ from roofline.engine import (
 )
 from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn, with_line
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, dp_spelling_note, fp8_block_note, group_note, shard_note
+from roofline.layout import Deployment, deployment, describe_layout, dp_spelling_note, fp8_block_note, group_note, shard_note
 from roofline.model import ModelSpec, context_note, drafter_context_note, load_model
 from roofline.profiles import costs_shadow_note, differing_fields, is_profile_path, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -140,6 +140,16 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         raise with_line(sc.path or sc.name, exc) from None
 
 
+def _takes_layout(model, c: dict, layout: tuple) -> bool:
+    """Whether `model` takes `layout` (an entry of a scenario's layouts: tp, dp_attention, ep, pp) at config `c`'s
+    dtypes (layout.deployment refuses nothing)."""
+    try:
+        deployment(model, c["weight_dtype"], c["kv_dtype"], *layout, c["expert_dtype"] if model.moe is not None else None)
+    except RooflineError:
+        return False
+    return True
+
+
 def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """load_configs' work."""
     from roofline.speculation import (
@@ -202,6 +212,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen, warned, resolved = [], set(), set(), {}
+    layouts_left: dict[str, dict[int, str]] = {}  # model -> {entry of `layouts`: why it refuses it}, another model taking it
     undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
@@ -233,6 +244,11 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 at = sc.layouts.index(tuple(c[key] for key in LAYOUT_KEYS))
                 where_text = sc.path or sc.name
                 text = str(err)[len(where_text) + 2:] if str(err).startswith(f"{where_text}: ") else str(err)
+                if any(_takes_layout(other, c, sc.layouts[at]) for other in models.values() if other is not model):
+                    # a layout for another model of the scenario (qa436: ep 8 for MiniMax refused the whole scenario for
+                    # Llama, a dense model): left out for this one, said once; refused where the model takes none
+                    layouts_left.setdefault(model.name, {}).setdefault(at, text)
+                    continue
                 later = []  # every other entry the model refuses, at once (qa339: layouts [tp 3, tp 8, tp 5] named 3)
                 for j, layout in enumerate(sc.layouts):
                     if j != at:
@@ -393,6 +409,13 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
+    for name, left in layouts_left.items():
+        if not any(cfg.model.name == name for cfg in out):  # every layout refused for it: the first refusal, as before
+            at, text = next(iter(left.items()))
+            raise RooflineError(f"{where}: layouts[{at}]: {text} (every layout of the list refused for {name}: give it one "
+                                "it takes, or sweep it in a scenario of its own)")
+        warn(f"{where}: " + "; ".join(f"layouts[{at}] ({describe_layout(*sc.layouts[at])}) left out for {name}, which "
+                                      f"another model takes: {text}" for at, text in sorted(left.items())))
     if max(sc.shared_prefix) > 0:  # how each engine treats a shared prefix, which the table's figures depend on (qa349:
         # said by predict's header, by no sweep)
         treats = {}

@@ -325,9 +325,10 @@ def test_a_layout_that_fits_on_no_device_alone_is_left_out_and_said():
                              "axes": {"batch": [1, 64], "context": [4096]}}, "l")
     df = run_sweep(sc, load_configs(sc))
     by, keys, note = plots._panels(df, ("hardware", "model", "context"), {})
-    assert len(keys) == 6 and note == "TP 8 left out (no point of it fits on h100-sxm)"  # qa415: where, not 'a panel'
+    assert len(keys) == 6 and note == ("TP 8 left out (no point of it fits on h100-sxm; on h200 it fits, "
+                                           "not drawn)")  # qa415: where, not 'a panel'; qa436: where it fits too
     meta = {"hardware": {"h100-sxm": "H100", "h200": "H200"}}
-    assert plots._panels(df, ("hardware", "model", "context"), meta)[2] == "TP 8 left out (no point of it fits on H100)"
+    assert plots._panels(df, ("hardware", "model", "context"), meta)[2] == "TP 8 left out (no point of it fits on H100; on H200 it fits, not drawn)"
     assert narrowed_columns(df) == {"tp": [8]}  # the sweep's hint: --where tp=8 draws it
 
 
@@ -1217,3 +1218,27 @@ def test_a_known_miss_matching_several_configs_is_said_once_naming_them():
         load_configs(one)
     said = [str(w.message) for w in caught if "DeepSeek-R1 on 8 H200" in str(w.message)]
     assert len(said) == 1 and "so the same prediction as here for deepseek-v3 on h200 at tp 8: DeepSeek-R1" in said[0], said
+
+
+def test_a_layout_for_another_model_of_the_scenario_is_left_out_for_a_model_that_refuses_it():
+    """qa436: `layouts: [{tp: 4}, {tp: 8}, {tp: 8, ep: 8}]` beside Llama (dense) and a MoE model refused the whole
+    scenario ('ep: expected 1 for a dense model'); the ep 8 layout is now left out for Llama alone, said once. A layout
+    no model takes, and a model that takes none of the layouts, are still refused."""
+    import warnings
+
+    base = {"name": "lay", "hardware": "h200", "model": ["llama-3.1-70b", "qwen3-30b-a3b"],
+            "axes": {"batch": [1], "context": [2048]}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        configs = load_configs(scenario_from_dict({**base, "layouts": [{"tp": 4}, {"tp": 8}, {"tp": 8, "ep": 8}]}, "lay"))
+    layouts = {(c.model.name, c.dep.tp, c.dep.ep) for c in configs}
+    assert layouts == {("llama-3.1-70b", 4, 1), ("llama-3.1-70b", 8, 1), ("qwen3-30b-a3b", 4, 1), ("qwen3-30b-a3b", 8, 1),
+                       ("qwen3-30b-a3b", 8, 8)}
+    said = [str(w.message) for w in caught if "left out for" in str(w.message)]
+    assert said == ["lay: layouts[2] (tp 8, ep 8) left out for llama-3.1-70b, which another model takes: ep: expected 1 "
+                    "for a dense model (llama-3.1-70b has no experts), found 8"], said
+    with pytest.raises(RooflineError, match=r"layouts\[0\]: ep: expected 1 for a dense model .* \(every layout of the list "
+                                            r"refused for llama-3.1-70b: give it one it takes"):
+        load_configs(scenario_from_dict({**base, "layouts": [{"tp": 8, "ep": 8}]}, "lay"))
+    with pytest.raises(RooflineError, match=r"layouts\[1\]: tp: expected a divisor"):  # no model takes tp 3
+        load_configs(scenario_from_dict({**base, "layouts": [{"tp": 4}, {"tp": 3}]}, "lay"))
