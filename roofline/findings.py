@@ -2096,7 +2096,7 @@ def _other_models_text(points: pd.DataFrame, top: pd.Series, varying: list[str],
 
 def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
     """Where the sweep varies the context, how the top point's config moves with it (qa243: the long-context scenario's
-    finding never spoke of context): ' Over contexts 4k to 128k on that config, the gain at batch 1 rises from 2.2x to
+    finding never spoke of context): ' Over contexts 4k to 128k on the headline's config, the gain at batch 1 rises from 2.2x to
     2.41x and at batch 8, the largest swept that fits at both, from 2.31x to 2.92x, while the KV cache takes the largest
     batch memory holds from 432 to 13 (plain decoding): each verify pass reads a sequence's cache once for its k + 1
     tokens, so the longer the context, the more of a step speculation's tokens share.' Each clause compares one batch
@@ -2132,14 +2132,14 @@ def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, var
                  + (f"holds at {_x(a)}" if verb == "holds at" else f"{verb.split()[0]} from {_x(a)} to {_x(b)}"))
     same = _same_config(rows, top, ["hardware", "model", "alpha", *varying])
     caps = same.groupby("context")["baseline_max_batch"].min()
-    return (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on that config, {gain}, while the KV cache takes the "
+    return (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on the headline's config, {gain}, while the KV cache takes the "
             f"largest batch memory holds from {int(caps.get(contexts[0], 0)):,} to {int(caps.get(contexts[-1], 0)):,} (plain "
             "decoding)" + (": each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the "
                            "context, the more of a step speculation's tokens share." if rises else "."))
 
 
 def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
-    """' k = 6, the largest swept, is the best k at 21 of the 25 points that fit on that config: a larger k may give
+    """' k = 6, the largest swept, is the best k at 21 of the 25 points that fit on the headline's config: a larger k may give
     more.' where the top point's k is the largest swept (a chain of a method other than MTP, whose k past its trained
     modules is said elsewhere); '' else (qa248: fast-tier's k = 6 at every point went unsaid, and the count read as the
     sweep's)."""
@@ -2149,7 +2149,7 @@ def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, va
     if (meta.get("tree_nodes") or not at_top or int(top["k"]) != k_top or str(top.get("method", "")) == "mtp"
             or not pays(top["speedup"])):  # where it loses, a larger k drafts more tokens that are thrown away
         return ""
-    where = "its best k" if len(held) == 1 else f"the best k at {at_top:,} of the {len(held):,} points that fit on that config"
+    where = "its best k" if len(held) == 1 else f"the best k at {at_top:,} of the {len(held):,} points that fit on the headline's config"
     return f" k = {k_top}, the largest swept, is {where}: a larger k may give more."
 
 

@@ -571,10 +571,13 @@ def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_p
 
 
 def repriced_fleet_notes(df: pd.DataFrame, fleet: dict, min_tokens_per_s_per_user: float, users: int,
-                         refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = ()) -> list[str]:
+                         refused: list[dict] | None = None, meta: dict | None = None, extra_dirs: tuple = (),
+                         extra: dict | None = None) -> list[str]:
     """repriced_pick_notes' of the fleets of cheapest --users: where the table's rows repriced at the profiles' prices
     now give another fleet of a kind, that one (qa420: plain 8 H100 for $24 an hour said, where at H200's price now one
-    8-H200 replica serves the 300 users for $16); the table's batches only."""
+    8-H200 replica serves the 300 users for $16); the table's batches and `extra`'s, those computed now between them
+    that the fleets were chosen from (fleet_picks' `extra`; qa436: a fleet of swept batches said at $166.40 an hour,
+    where the batch computed now between them gives $93.60), each fleet rented at the prices now."""
     from roofline.tables import _devices, _usd_per_hour
 
     got = repriced(df, meta, extra_dirs)
@@ -582,14 +585,15 @@ def repriced_fleet_notes(df: pd.DataFrame, fleet: dict, min_tokens_per_s_per_use
         return []
     table, now, prices = got
     notes = []
-    for kind, f in fleet_picks(table, min_tokens_per_s_per_user, users, refused, prices=now).items():
+    for kind, f in fleet_picks(table, min_tokens_per_s_per_user, users, refused, extra, prices=now).items():
         old = fleet.get(kind)
         if f is None or (old is not None and (old["usd_per_hour"], old["devices"]) == (f["usd_per_hour"], f["devices"])
                          and _row_named(old["row"]) == _row_named(f["row"])):
             continue
-        notes.append(f"at the profiles' prices now {prices}, the {kind} fleet of the table's rows would be "
+        notes.append(f"at the profiles' prices now {prices}, the {kind} fleet would be "
                      f"{f['replicas']:,} x {_row_named(f['row'])}, {_devices(f['devices'])}, "
-                     f"${_usd_per_hour(f['usd_per_hour'])} an hour (a sweep again prices the batches between)")
+                     f"${_usd_per_hour(f['usd_per_hour'])} an hour (a sweep again prices every batch between the swept "
+                     "ones)")
     return notes
 
 
@@ -1103,8 +1107,8 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
         fleet = fleet_picks(df, speed, users, refused, extra, prices)
         if refine_batches:  # the batches a fleet needs between the swept ones (qa417), where they could be cheaper
             more, skipped = refine_fleet(df, speed, users, refused, extra_dirs, meta, serving, fleet, prices)
-            fleet = fleet_picks(df, speed, users, refused, {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS},
-                                prices)
+            extra = {kind: extra.get(kind, []) + more.get(kind, []) for kind in KINDS}
+            fleet = fleet_picks(df, speed, users, refused, extra, prices)
             notes += skipped
         for kind, f in fleet.items():  # the per-token pick (or its point computed now) for the same users (qa419: the
             # text priced it from the table's rounded costs)
@@ -1120,7 +1124,7 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
         rows = {kind: f["row"] for kind, f in fleet.items() if f is not None}
         new = pick_note_kinds(rows, extra_dirs, meta) if rows else {}
         notes += said_of({note: kinds for note, kinds in new.items() if not set(kinds) <= set(said.get(note, ()))}, "fleet")
-        notes += repriced_fleet_notes(df, fleet, speed, users, refused, meta, extra_dirs)
+        notes += repriced_fleet_notes(df, fleet, speed, users, refused, meta, extra_dirs, extra)
     return {"table": df, "frontier": frontier, "picks": picks, "refined": refined, "fleet": fleet, "refused": refused,
             "unchecked": unchecked, "notes": notes}
 

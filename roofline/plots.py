@@ -366,7 +366,7 @@ def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[in
     """'TP 8 left out (no point of it fits), DP-attention 8, EP 8 left out (none fits on NVIDIA H100 SXM5 80GB)': the
     layouts a figure leaves out as not fitting on every panel, each with the panels (by their hardware, where panels
     differ by it) where nothing of it fits (qa415: 'a panel of it would hold no point that fits' said of a layout that
-    fit on three devices of four)."""
+    fit on three devices of four), then where it fits, not drawn ('; on MI325X it fits, not drawn': qa436)."""
     panels = list(dict.fromkeys(_without(key, positions) for key in keys))
     rest = [c for i, c in enumerate(by) if i not in positions]
     notes = []
@@ -376,13 +376,16 @@ def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[in
         if len(failing) == len(panels):
             notes.append(f"{label} left out (no point of it fits)")
             continue
-        if "hardware" in rest:
+        fitting_on = ""
+        if "hardware" in rest and len({p[rest.index("hardware")] for p in panels}) > 1:
             where = list(dict.fromkeys(_name(meta, "hardware", panel[rest.index("hardware")]) for panel in failing))
-            where_text = (", ".join(where[:-1]) + " or " + where[-1] if len(where) > 1 else where[0]) \
-                if len({p[rest.index("hardware")] for p in panels}) > 1 else f"{len(failing)} of its {len(panels)} panels"
+            where_text = ", ".join(where[:-1]) + " or " + where[-1] if len(where) > 1 else where[0]
+            there = [n for n in dict.fromkeys(_name(meta, "hardware", panel[rest.index("hardware")])
+                                              for panel in panels if panel not in failing) if n not in where]
+            fitting_on = f"; on {spoken_list(there)} it fits, not drawn" if there else ""  # (qa436: unsaid)
         else:
             where_text = f"{len(failing)} of its {len(panels)} panels"
-        notes.append(f"{label} left out (no point of it fits on {where_text})")
+        notes.append(f"{label} left out (no point of it fits on {where_text}{fitting_on})")
     return ", ".join(notes)
 
 

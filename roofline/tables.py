@@ -3,6 +3,7 @@ at the edge, never in the physics."""
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 from roofline.hardware import peak_unit
@@ -1461,6 +1462,16 @@ def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
     return [(c, label) for c, label in (*DTYPE_LABELS, ("shared_prefix", "prefix tokens")) if varied and c in varied]
 
 
+def _config_value(row, column: str) -> str:
+    """A row's value of a config column as text that compares alike however the table was read: '' for none (a dense
+    model's expert dtype: '' from Parquet, NaN from CSV), a number as its value (4 and 4.0 alike) (qa436: a point
+    computed now said 'another configuration' of the pick read from results.csv)."""
+    value = row.get(column)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value:
+        return f"{float(value):g}"
+    return _dtype_of(row, column)
+
+
 def _column_text(row, column: str) -> str:
     """A frontier row's entry of an extra column (_dtype_columns): a dtype's label, a shared prefix's tokens."""
     if column == "shared_prefix":
@@ -1479,17 +1490,20 @@ def _speed_text(speed: float, min_speed: float | None) -> str:
 
 
 def _picks_differ(plain, speculation, which: str = "the picks") -> str:
-    """'; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8)' where the two picks run on other
-    hardware, engines or layouts (qa214: a 0.036x ratio was one layout's speculation against another's plain decoding,
-    unsaid), else ''; `which`: 'the swept picks' where points computed now are printed beside them (qa423)."""
-    keys = [k for k in ("hardware", "engine", "layout") if k in plain and k in speculation
-            and str(plain[k]) != str(speculation[k])]
+    """'; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8)' where the two picks run another
+    model, on other hardware, engines, layouts, dtypes or contexts (qa214: a 0.036x ratio was one layout's speculation
+    against another's plain decoding, unsaid; qa436: Llama's plain pick against MiniMax's speculative one, unsaid), else
+    ''; `which`: 'the swept picks' where points computed now are printed beside them (qa423)."""
+    names = {"weight_dtype": "weight dtype", "expert_dtype": "expert dtype", "kv_dtype": "KV dtype"}
+    keys = [k for k in ("model", "hardware", "engine", "layout", "weight_dtype", "expert_dtype", "kv_dtype", "context")
+            if k in plain and k in speculation and _column_text(plain, k) != _column_text(speculation, k)
+            and (k != "expert_dtype" or (_column_text(plain, k) and _column_text(speculation, k)))]  # (a dense model: none)
     if not keys:
         return ""
     def shown(row) -> str:
-        return " on ".join(str(row[k]) for k in keys)
-    return (f"; {which} differ in {' and '.join(keys)} (plain {shown(plain)}, speculation {shown(speculation)}): "
-            "the ratio is of the two, not of one deployment with and without speculation")
+        return ", ".join(_column_text(row, k) or "none" for k in keys)
+    return (f"; {which} differ in {spoken_list([names.get(k, k) for k in keys])} (plain {shown(plain)}, speculation "
+            f"{shown(speculation)}): the ratio is of the two, not of one deployment with and without speculation")
 
 
 def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[str, str]] = (),
@@ -1701,7 +1715,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                 # twice, 0.59% apart, read as no gain
                 from roofline.frontier import CONFIG  # what one point is, its batch and context aside
 
-                other = swept is not None and any(str(point[c]) != str(swept[c]) for c in CONFIG
+                other = swept is not None and any(_config_value(point, c) != _config_value(swept, c) for c in CONFIG
                                                   if c not in ("batch", "context") and c in point.index and c in swept.index)
                 where += ", another configuration" if other else ""  # (qa431: read as the pick above refined)
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how,

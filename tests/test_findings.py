@@ -1665,14 +1665,14 @@ def test_the_generic_finding_says_how_the_gain_and_the_batch_that_fits_move_with
     body = ("name: ctx\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\nkv_dtype: fp8\n"
             "axes: {batch: [1, 8, 64], context: [4096, 131072], k: [2, 4], alpha: [0.8]}\n")
     _, _, text, _ = _user_question(tmp_path / "a", "ctx", body)
-    said = re.search(r"Over contexts 4k to 128k on that config, the gain at batch 1 rises from ([0-9.]+)× to ([0-9.]+)× "
+    said = re.search(r"Over contexts 4k to 128k on the headline's config, the gain at batch 1 rises from ([0-9.]+)× to ([0-9.]+)× "
                      r".*while the KV cache takes the largest batch memory holds from 432 to 13 \(plain decoding\): each verify pass", text)
     assert said and float(said.group(2)) > float(said.group(1)), text
     assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit", text)
     _, _, one, _ = _user_question(tmp_path / "b", "ctx", body.replace("[4096, 131072]", "[4096]"))
     assert "Over contexts" not in one
     # qa248: the largest swept k said with one context too, counted on that config
-    assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit on that config", one)
+    assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit on the headline's config", one)
     # each clause its own verb, at one batch (qa301: MTP on DeepSeek-V3, 2.75x at batch 128 to 2.31x at batch 16 said to
     # 'rise'; qa423: then said to fall, a batch's effect read as the context's: at batch 16, 2.15x to 2.30x)
     mtp = (Path(__file__).parents[1] / "scenarios" / "mtp-deepseek-v3.yaml").read_text().replace(

@@ -1924,7 +1924,7 @@ def test_a_layout_left_out_is_said_with_the_devices_it_does_not_fit_and_a_headli
                         columns=["hardware", "model", "context", "tp"])
     rows["fits_in_memory"] = (rows["tp"] > 1) | (rows["hardware"] == "a")
     by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
-    assert {key[by.index("tp")] for key in keys} == {2, 4} and note == "TP 1 left out (no point of it fits on b or c)"
+    assert {key[by.index("tp")] for key in keys} == {2, 4} and note == "TP 1 left out (no point of it fits on b or c; on a it fits, not drawn)"
     by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {"headline_first": True})
     # qa428: the headline's TP 1 where it fits (a), each other panel its first layout that fits (b and c were drawn grey)
     assert [(key[0], key[by.index("tp")]) for key in keys] == [("a", 1), ("b", 2), ("c", 2)], keys

@@ -757,7 +757,15 @@ def test_cheapest_says_where_its_two_picks_run_on_different_layouts():
     assert _picks_differ(plain, spec) == ("; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8): the "
                                           "ratio is of the two, not of one deployment with and without speculation")
     assert _picks_differ(plain, pd.Series({**spec, "layout": "tp 8"})) == ""  # the batch differs anyway: not said
-    assert "differ in hardware and layout (plain h200 on tp 8, speculation b200 on" in _picks_differ(plain, pd.Series({**spec, "hardware": "b200"}))
+    assert "differ in hardware and layout (plain h200, tp 8, speculation b200, dp" in _picks_differ(plain, pd.Series({**spec, "hardware": "b200"}))
+    # another model or dtype too (qa436: Llama 3.1 70B's plain pick against MiniMax-M2.7's speculative one, unsaid)
+    llama = pd.Series({"model": "llama-3.1-70b", "hardware": "mi325x", "engine": "vllm", "layout": "tp 4",
+                       "weight_dtype": "bf16", "expert_dtype": float("nan"), "kv_dtype": "bf16", "context": 4096})
+    minimax = pd.Series({**llama, "model": "minimax-m2.7", "weight_dtype": "fp8", "expert_dtype": "fp8"})
+    assert _picks_differ(llama, minimax).startswith("; the picks differ in model and weight dtype (plain llama-3.1-70b, "
+                                                    "bf16, speculation minimax-m2.7, fp8): ")  # a dense model's experts: none
+    assert "differ in KV dtype and context (plain bf16, 4096, speculation fp8, 8192)" in _picks_differ(
+        llama, pd.Series({**llama, "kv_dtype": "fp8", "context": 8192}))
 
 
 def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why():
