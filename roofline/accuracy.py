@@ -131,7 +131,9 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = (),
     in_sample = np.zeros(len(pred), bool)
     for name in dict.fromkeys(pred["engine_used"]):
         try:
-            spec = load_engine(engine if engine is not None and not isinstance(engine, str) else name, tuple(profiles))
+            # the engine given (a spec, a name or a profile's path: qa435, a path was loaded by its profile's name, off
+            # the search path, and its fitted rows went unsaid), else each row's own
+            spec = load_engine(engine if engine is not None else name, tuple(profiles))
         except RooflineError:
             continue
         fitted = spec.fitted or {}
@@ -241,7 +243,8 @@ def report_text(summary: dict) -> str:
     h = summary["headline"]
     w = max([34, *map(len, summary["per_source"]), *map(len, summary["per_regime"])])  # source ids are written whole
     used = summary.get("engines_used") or {}
-    lines = [f"{h['file']}: {h['rows']} {'' if h['split'] == 'all' else h['split'] + ' '}rows, engine: {h['engine']} (ideal beside it)",
+    lines = [f"{h['file']}: {h['rows']} {'' if h['split'] == 'all' else h['split'] + ' '}row{'' if h['rows'] == 1 else 's'}, "
+             f"engine: {h['engine']} (ideal beside it)",  # (qa435: '1 rows')
              *([f"rows by engine profile: {', '.join(f'{name} {n}' for name, n in used.items())}"] if used else []), "",
              f"{'group':<{w}} {'rows':>6} {'median':>8} {'p90':>7} {'<=15%':>8}   |  ideal: {'median':>8} {'p90':>7} {'<=15%':>8}",
              "-" * (w + 76)]

@@ -84,7 +84,7 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     Dates and booleans are shown as YAML writes them (2024-01-01, true), null as YAML and JSON write it where `where`
     names such a file (None from Python), other values by their repr.
     """
-    in_file = re.search(r"\.(ya?ml|json)\b", where, re.IGNORECASE) is not None
+    in_file = re.search(r"\.(ya?ml|jsonl?)\b", where, re.IGNORECASE) is not None  # (qa435: .jsonl said None)
     shown = "nothing" if found is MISSING else "null" if found is None and in_file else shown_value(found)  # qa223: a
     # file's `key:` or JSON null read as Python's None
     if isinstance(found, bool) and where in PYTHON_CALLS:  # a library caller's True, as passed (qa344: 'found true')

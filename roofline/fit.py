@@ -392,7 +392,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     earlier `--per-family` fit wrote for a parameter this fit frees are dropped first (`stale_overrides`): they
     were fitted on other rows, and left in place they would replace this fit's value on their hardware (a
     server's own mi300x rows could not inform kernel_latency; a source left out by `cross_validate` would
-    be predicted with values fitted on itself). Overrides written by hand (sourced) stay, and shadow the
+    be predicted with values fitted on itself); those of a parameter no row moves, kept at the earlier fit's value
+    (`kept`), are put back with it (qa435). Overrides written by hand (sourced) stay, and shadow the
     fitted value on their hardware: `shadowed` names those that match rows of this fit.
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
@@ -529,6 +530,14 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             kept = []
     kept_keys = {p.key for p in kept}
     fitted = engine_at(result.x)
+    # a parameter kept at the earlier fit's value keeps that fit's per-family values too (qa435: sglang's 0.5 on mi*
+    # dropped by a fit of dense H100 rows that left quantised_moe_efficiency at its 0.704, MI300X's MoE step 22% faster)
+    refitted = {(glob, PARAMETERS[j].field) for i, (j, family) in enumerate(extra) if sensitivity[n_base + i] > 1e-3
+                for glob in globs[family]}  # a family value this fit determines replaces the earlier one
+    restored = {(glob, f) for glob, f in stale if BY_FIELD[f].key in kept_keys and (glob, f) not in refitted}
+    if restored:
+        fitted = replace(fitted, overrides=_with_overrides(fitted.overrides, loaded.overrides, restored))
+        stale = stale - restored
     together = _determined_together(columns, [j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3])
     fitted_on = _fitted_on(rows, usable.to_numpy(), engine_family, columns,
                            {_free_name(j, extra): j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3})
@@ -558,13 +567,18 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     for i, (j, family) in enumerate(extra):
         p, x = PARAMETERS[j], result.x[n_base + i]
         value = p.from_u(x)
+        # a family value no row determines is not written: the value that applies there is shown (the fitted one, or
+        # an override kept on its hardware; qa435: 'fitted 1', the prior's pull, beside a kept 0.761)
+        applies = next((changes[p.field] for glob, changes in _with_overrides(base.overrides, loaded.overrides, restored)
+                        if glob in globs[family] and p.field in changes), getattr(fitted, p.field))
         family_values.append({"parameter": p.key, "family": family, "globs": globs[family], "value": value,
                               "rows": int(families[family]), "determined": bool(sensitivity[n_base + i] > 1e-3)})
         params.append({
             "parameter": f"{p.key} [{family}]", "meaning": f"the same on {family} ({', '.join(globs[family])}: "
                                                           f"{int(families[family])} rows)",
             "unit": p.unit or "-", "low": p.to_unit(p.low), "high": p.to_unit(p.high),
-            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value),
+            "start": p.to_unit(start[p.field]),
+            "fitted": p.to_unit(value if sensitivity[n_base + i] > 1e-3 else applies),
             "bound": "" if sensitivity[n_base + i] <= 1e-3 else "low" if x <= AT_BOUND_U else ("high" if x >= 1 - AT_BOUND_U else ""),
             "fixed": False, "family": family,
             "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
@@ -600,6 +614,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
         "per_family_none": _per_family_none(per_family, own, engine_family[usable]),
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
+        # the earlier fit's per-family items of the values restored, which the written profile lists again
+        "kept_per_family": [str(item) for item in (loaded.fitted or {}).get("per_family") or []
+                            if (m := _FAMILY_ENTRY.match(str(item))) and m.group(1) in kept_keys
+                            and any((glob.strip(), BY_KEY[m.group(1)].field) in restored for glob in m.group(2).split(","))],
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
         "fitted_on": fitted_on,
         # each parameter kept at the earlier fit's value: where that fit's rows were (its fitted_on entry, if recorded)
@@ -629,6 +647,17 @@ def _kept_from_earlier_fit(loaded: ServingEngine, start: dict[str, float], undet
 
 
 _FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item of `fitted.per_family`, as written below
+
+
+def _with_overrides(overrides: tuple, loaded: tuple, restored: set[tuple[str, str]]) -> tuple:
+    """`overrides` (an engine's: (glob, {field: value})) with the values `restored` ((glob, field)) put back from
+    `loaded`'s, into the entry of the same glob, else a new one."""
+    out = {glob: dict(changes) for glob, changes in overrides}
+    for glob, changes in loaded:
+        for field_name, value in changes.items():
+            if (glob, field_name) in restored:
+                out.setdefault(glob, {})[field_name] = value
+    return tuple(out.items())
 
 
 def _fitted_on(rows, usable: np.ndarray, engine_family: pd.Series, columns: np.ndarray, moving: dict[str, int]) -> dict:
@@ -1003,10 +1032,10 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     if fitted_on:  # the rows that determine each parameter: predict warns where a point is none of them
         doc["fitted"]["fitted_on"] = {name: {key: _flow(values) for key, values in entry.items()}
                                       for name, entry in fitted_on.items()}
-    if fit.get("per_family"):
+    if fit.get("per_family") or fit.get("kept_per_family"):  # this fit's, and the earlier fit's values it kept
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"
                                        + ("" if i["determined"] else ": not determined, not written")
-                                       for i in fit["per_family"]]
+                                       for i in fit.get("per_family", [])] + list(fit.get("kept_per_family", []))
     if header and base.name not in ENGINE_SLOTS:  # a fitted copy: which engine it descends from, whatever is removed later
         header += lineage_comment(fit.get("lineage", ""))
     stream = io.StringIO()
@@ -1204,8 +1233,8 @@ def fit_report(fit: dict) -> str:
             span = row["high"] - row["low"]
             moved = abs(row["fitted"] - row["start"]) / span if span else 0.0  # against its range: a start of 0 too
             note.append("not determined by these rows (" + (f"moved from {_shown(row['start'])} to {_shown(row['fitted'])} by the other "
-                        "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
-                        + ("the profile's fitted value" if row.get("family") else "start")) + ")")
+                        "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else
+                        "not written: the value shown applies there" if row.get("family") else "kept near start") + ")")
             had = row.get("loaded")  # the profile's value where an earlier fit set it (not a hand's, not a default's)
             if had is not None and not row.get("family") and abs(had - row["fitted"]) > 0.02 * span:  # qa187: said, not
                 note.append(f"the profile had {_shown(had)} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)")

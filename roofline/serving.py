@@ -1059,6 +1059,11 @@ def check_fitted(where: str, fitted: object) -> dict:
             and batches[0] <= batches[1]):
         raise field_error(where, "fitted.batches", "[fewest, most] sequences at once its rows ran, numbers above 0 "
                           "(written by roofline fit)", batches)
+    for key in ("rms_log_error", "rms_log_error_at_start"):  # (qa435: 'abc' taken, and `engines show` left it out)
+        value = fitted.get(key)
+        if value is not None and not (isinstance(value, numbers.Real) and not isinstance(value, bool) and is_finite(value)
+                                      and value >= 0):
+            raise field_error(where, f"fitted.{key}", "a number of 0 or more (written by roofline fit)", value)
     labels = [label for label, _ in FAMILIES] + [OTHER_FAMILY]
     for item in fitted.get("hardware_families", []):
         if item not in labels:

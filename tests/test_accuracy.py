@@ -109,6 +109,8 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     df = accuracy_table(path, "mine", (tmp_path / "p",), split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
     assert len(said) == 1 and said[0].startswith(f"{path}: 2 of the 3 rows scored are rows their engine was fitted on (mine 2:")
+    # the profile given by its path, off the search path (qa435: loaded by its name, not found, its rows unsaid)
+    assert accuracy_table(path, str(tmp_path / "p" / "mine.yaml"), (), split="all")["in_sample"].tolist() == [True, True, False]
     # qa334: said on stderr only; the rows, the JSON line and the table say it too
     from roofline.accuracy import report_text, summarize
 
@@ -265,6 +267,7 @@ def test_the_terminal_table_writes_long_source_ids_whole():
                "per_regime": {"batch 1": pair}, "per_source": {long_id: pair}, "skipped": []}
     text = report_text(summary)
     assert f"{long_id} " in text
+    assert text.startswith("f.csv: 1 heldout row, engine: vllm")  # qa435: '1 rows'
 
 
 def test_accuracy_says_a_user_engine_file_stands_in_for_a_built_in(tmp_path):

@@ -123,6 +123,7 @@ def test_a_null_found_in_a_file_is_shown_as_yaml_and_json_write_it_and_as_none_f
     """qa223: `memory:` (or a JSON null) said 'found None', a word neither file format has."""
     assert str(field_error("x.yaml", "memory", "a size", None)) == "x.yaml: memory: expected a size, found null"
     assert str(field_error("bench.JSON", "ttft", "a time", None)).endswith("found null")
+    assert str(field_error("runs.jsonl: result 1", "max_concurrency", "a count", None)).endswith("found null")  # qa435
     assert str(field_error("predict", "batch", "an integer", None)) == "predict: batch: expected an integer, found None"
     path = tmp_path / "nul.yaml"
     path.write_text((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("memory: 81559 MiB", "memory:"))

@@ -824,6 +824,42 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
 
 
 @pytest.mark.slow
+def test_a_family_value_no_row_determines_is_shown_at_the_value_that_applies_there(tmp_path):
+    """qa435: 'quantised_moe_efficiency [NVIDIA Ampere] ... start 1 fitted 1 not determined (kept near the profile's
+    fitted value)', where that value was 0.761 and the family's, not written, was the prior's pull to 1."""
+    fixed = ("host_per_step", "host_per_sequence", "allreduce_latency", "overlap_exponent")
+    fit = run_fit(family_file(tmp_path), "vllm", loss="linear", fixed=fixed,
+                  per_family=("kernel_latency", "quantised_moe_efficiency"), max_evaluations=60)
+    rows = {row["parameter"]: row for row in fit["parameters"]}
+    amd = rows["quantised_moe_efficiency [AMD Instinct]"]
+    assert not amd["determined"] and amd["fitted"] == pytest.approx(fit["engine"].quantised_moe_efficiency)
+    line = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("quantised_moe_efficiency [AMD Instinct]"))
+    assert "not determined by these rows (not written: the value shown applies there)" in line, line
+
+
+@pytest.mark.slow
+def test_a_parameter_kept_at_the_earlier_fits_value_keeps_its_per_family_values(tmp_path):
+    """qa435: a fit of dense H100 rows kept sglang's quantised_moe_efficiency (0.704, no row of theirs moves it) but
+    dropped the 0.5 sglang's --per-family fit gave it on mi*: the user's MI300X MoE step 22% faster than sglang's, no
+    row of theirs saying so. A kept parameter keeps its per-family values, written and listed again."""
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_from_dict, load_engine
+
+    sglang = load_engine("sglang")
+    mi300x = load_hardware("mi300x")
+    assert sglang.for_hardware(mi300x).quantised_moe_efficiency != sglang.quantised_moe_efficiency  # the case
+    fit = run_fit(synthetic_file(tmp_path), "sglang", fixed=("allreduce_latency",), loss="linear", max_evaluations=60)
+    assert "quantised_moe_efficiency" in fit["kept"]
+    assert not any(key == "quantised_moe_efficiency" for _, key in fit["dropped_overrides"])
+    assert ("mi*", "kernel_latency") in fit["dropped_overrides"]  # one these rows move: dropped, as the docs say
+    on_mi = fit["engine"].for_hardware(mi300x).quantised_moe_efficiency
+    assert on_mi == pytest.approx(sglang.for_hardware(mi300x).quantised_moe_efficiency)
+    written = yaml.safe_load(fitted_profile_text(fit, "mine"))
+    assert engine_from_dict(written, "mine.yaml").for_hardware(mi300x).quantised_moe_efficiency == pytest.approx(on_mi)
+    assert any(item.startswith("quantised_moe_efficiency on AMD Instinct (mi*;") for item in written["fitted"]["per_family"])
+
+
+@pytest.mark.slow
 def test_a_parameter_the_rows_do_not_determine_keeps_the_value_the_profiles_own_fit_gave_it(tmp_path):
     """qa187 / qa382: a fit of dense bf16 rows wrote quantised_moe_efficiency 1 (its start) over vllm's fitted 0.761, and
     its speculation costs back to their starts: every fp8 MoE point and speculative point of the user's profile moved
@@ -1112,6 +1148,11 @@ def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_
         with pytest.raises(RooflineError, match="fitted.batches: expected"):
             check_fitted("f.yaml", {"batches": bad})
     assert check_fitted("f.yaml", {"batches": [8.0, 8.0]})["batches"] == [8.0, 8.0]  # a fit at one batch (qa413)
+    for key in ("rms_log_error", "rms_log_error_at_start"):  # qa435: 'abc' taken, and engines show left it out
+        for bad in ("abc", -0.1, True, float("nan")):
+            with pytest.raises(RooflineError, match=f"fitted.{key}: expected a number of 0 or more"):
+                check_fitted("f.yaml", {key: bad})
+        assert check_fitted("f.yaml", {key: 0.25})[key] == 0.25
     import dataclasses
 
     low = dataclasses.replace(engine, fitted={**engine.fitted, "batches": [16.0, 64.0]})  # below the fewest too
