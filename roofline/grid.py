@@ -316,6 +316,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
         # the caveats on the engine's evidence describe a deployment: none where it does not run on a device of the config
         deployable = not engine_on_a_cpu(engine, hw) and (not draft_hw or not engine_on_a_cpu(engine, hws[draft_hw]))
+        # a layout the engine runs (not refused, as frontier.refused_layouts rules): the notes that list configs name
+        # only such (qa436: the host-work note quoted minimax at tp 8, which another warning says vLLM refuses to load)
+        runs = deployable and not shard_note(model, dep) and not engine_layout_note(on_hw, model, dep)
         used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
                                _host_bound_somewhere(sc, hw, model, dep, on_hw), method) if deployable else {}
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
@@ -333,7 +336,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                  if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
         top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)  # the notes' batch (0: none fits)
-        if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw, dep.pp):
+        if runs and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw, dep.pp):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
             if top:
@@ -380,7 +383,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             key = drafter_family.replace(f"the drafter's device {name} is ", f"the drafter's device {DEVICES} is ", 1)
             if name not in drafter_families.setdefault(key, []):
                 drafter_families[key].append(name)
-        if deployable:  # a miss matching several configs said once after the loop, naming them (qa398: its note and
+        if runs:  # a miss matching several configs said once after the loop, naming them (qa398: its note and
             for note in known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"], MISSED,
                                          dep.describe()):  # the definition of its percentages twice in a report section)
                 point = f"{model.name} on {hw.name} at {dep.describe()}"
@@ -389,9 +392,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
         drafting = method if method in _methods_swept(sc, method) else "none"  # (k 0 alone: plain)
-        for note in (fitted_elsewhere_note(engine, hw, model, drafting, used, subject=CONFIGS, device_named=True) if deployable else "",
+        for note in (fitted_elsewhere_note(engine, hw, model, drafting, used, subject=CONFIGS, device_named=True) if runs else "",
                      fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
-                                           "the drafter's device ", CONFIGS, True) if deployable and draft_hw else ""):
+                                           "the drafter's device ", CONFIGS, True) if runs and draft_hw else ""):
             if note and label not in elsewhere.setdefault(note, []):
                 elsewhere[note].append(label)
         if hw.cross_domain_latency_s(dep.tp):  # qa229: predict said it of the pick, the sweep and cheapest did not

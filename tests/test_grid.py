@@ -1242,3 +1242,20 @@ def test_a_layout_for_another_model_of_the_scenario_is_left_out_for_a_model_that
         load_configs(scenario_from_dict({**base, "layouts": [{"tp": 8, "ep": 8}]}, "lay"))
     with pytest.raises(RooflineError, match=r"layouts\[1\]: tp: expected a divisor"):  # no model takes tp 3
         load_configs(scenario_from_dict({**base, "layouts": [{"tp": 4}, {"tp": 3}]}, "lay"))
+
+
+def test_the_notes_that_list_configs_leave_out_a_layout_the_engines_refuse_to_load():
+    """qa436: the host-work note quoted 'minimax-m2.7 on h200 tp 8 45% at batch 512', and the fitted-on note counted it,
+    where another warning of the same sweep says vLLM and SGLang refuse to load MiniMax-M2.7's FP8 shard at tp 8."""
+    import warnings
+
+    sc = scenario_from_dict({"name": "mmw", "hardware": "h200", "model": "minimax-m2.7", "method": "eagle", "tp": [4, 8],
+                             "axes": {"batch": [1, 64, 512], "context": [4096], "k": [0, 3], "alpha": [0.8]}}, "mmw")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_configs(sc)
+    said = [str(w.message) for w in caught]
+    assert any("minimax-m2.7 at tp 8: the checkpoint's 128 x 128 block scales" in m for m in said)  # the refusal
+    listing = [m for m in said if "speculation pays the engine's host work" in m or "was fitted on rows of" in m]
+    assert listing and not any("tp 8" in m for m in listing), listing
+    assert any("minimax-m2.7 on h200, tp 4" in m for m in listing)  # the layout it runs, still said
