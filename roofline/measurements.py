@@ -1188,13 +1188,18 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 raise RooflineError(f"command line: FILES: expected each result once, found {path}: result {n}, which "
                                     f"repeats {results_seen[said]} (one measurement, which a fit would weigh twice)")
             results_seen[said] = f"{path}: result {n}"
-            if not {"completed", "mean_tpot_ms", "output_throughput"} & set(result):  # another tool's file (qa187)
+            if (not {"completed", "mean_tpot_ms", "output_throughput"} & set(result)  # another tool's file (qa187), or
+                    or not {"completed", "mean_tpot_ms"} & set(result)):  # one with a throughput alone (qa435: SGLang's
+                # bench_offline_throughput, told 'completed: expected ...')
                 keys = ", ".join(list(result)[:5]) + (", ..." if len(result) > 5 else "")
+                some = "output_throughput alone" if "output_throughput" in result else "none"
                 raise RooflineError(f"{path}: result {n}: expected a result of vllm bench serve / benchmark_serving.py or "
-                                    "SGLang's bench_serving (completed, mean_tpot_ms, output_throughput), found none of "
+                                    f"SGLang's bench_serving (completed, mean_tpot_ms, output_throughput), found {some} of "
                                     f"their fields ({keys or 'an empty object'})"
                                     + ("; vLLM writes this .pytorch.json beside its result file: convert the result file"
-                                       if path.name.endswith(".pytorch.json") else ""))
+                                       if path.name.endswith(".pytorch.json") else
+                                       "; an offline throughput run (no requests timed one by one): run the serving "
+                                       "benchmark against a server" if "output_throughput" in result else ""))
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             original_cap = result.get("max_concurrency")  # as the file gives it (0, or 0.0)
             no_cap = result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool)

@@ -1255,6 +1255,12 @@ def test_convert_says_a_file_of_another_kind_as_such(tmp_path):
                              "SGLang's bench_serving (completed, mean_tpot_ms, output_throughput), found none of their fields "
                              "(metadata, benchmark); vLLM writes this .pytorch.json beside its result file: convert the result file"),
         "none.json": ("[]", "command line: FILES: expected result files holding at least one result, found"),
+        # qa435: SGLang's bench_offline_throughput was told 'completed: expected the number of completed requests'
+        "offline.jsonl": ('{"backend": "engine", "successful_requests": 10, "output_throughput": 978.9}\n',
+                          "offline.jsonl: result 1: expected a result of vllm bench serve / benchmark_serving.py or SGLang's "
+                          "bench_serving (completed, mean_tpot_ms, output_throughput), found output_throughput alone of their "
+                          "fields (backend, successful_requests, output_throughput); an offline throughput run (no requests "
+                          "timed one by one): run the serving benchmark against a server"),
         "cut.json": ('{"completed": 3, "mean_tpot_ms": "ab', "cut.json: line 1: not valid JSON: Unterminated string starting at (column 34)"),
         "mine.csv": ("source_id,hardware,quantity,value\nme,h100-sxm,step_time_s,0.01\n",
                      "mine.csv: expected benchmark results (JSON or JSON lines), found a measurements CSV"),
