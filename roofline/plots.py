@@ -1795,7 +1795,9 @@ def _mtp_reused(meta: dict, models: list[str], k: float) -> str:
     if not modules:
         return ""
     n = min(modules)
-    return f"; past {n} MTP module{'s' if n != 1 else ''} the last is reused (it accepts less in practice)"
+    from roofline.speculation import mtp_reused_text
+
+    return f"; past {n} MTP module{'s' if n != 1 else ''} {mtp_reused_text(n)} (it accepts less in practice)"
 
 
 def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: bool, best: pd.DataFrame, k_top: float,

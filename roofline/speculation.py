@@ -412,6 +412,12 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
+def mtp_reused_text(modules: int) -> str:
+    """How an engine drafts past a model's `modules` trained MTP modules: 'the last is reused' of one; of several, in
+    turn (vLLM's DeepSeekMultiTokenPredictor: draft step i runs module i mod n; qa433: 'the last' of three)."""
+    return "the last is reused" if modules <= 1 else f"they are reused in turn (vLLM: position i runs module i mod {modules})"
+
+
 def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bool, one_point: bool = False) -> str:
     """'mtp on deepseek-v3: k up to 4 exceeds ...' where MTP drafts past the model's trained modules (the last one is
     run again for every further position), as predict's `mtp_module_reused` says of one point ('k 3 exceeds' with
@@ -419,7 +425,8 @@ def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bo
     if method != "mtp" or target.mtp_modules < 1 or k_max <= target.mtp_modules:  # none at all: refused elsewhere
         return ""
     modules = f"{target.mtp_modules} trained MTP module{'s' if target.mtp_modules != 1 else ''}"
-    return (f"mtp on {target.name}: k {'' if one_point else 'up to '}{k_max} exceeds its {modules}: the last is reused for every further position, "
+    return (f"mtp on {target.name}: k {'' if one_point else 'up to '}{k_max} exceeds its {modules}: "
+            f"{mtp_reused_text(target.mtp_modules)} for every further position, "
             + ("and the default rates accept later positions less often" if rates_default
                else "at the acceptance given (a reused module accepts less in practice)"))
 
@@ -1036,5 +1043,6 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         draft_hardware=None if draft_hw is None else draft_hw.name,
         drafter_waits_for_target=bool(draft_hw is not None and method in HEAD_DRAFTERS),
         mtp_module_reused=bool(method == "mtp" and k > target.mtp_modules),
+        mtp_modules=int(target.mtp_modules),  # the target's trained MTP modules (0: none)
     )
     return out

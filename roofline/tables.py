@@ -276,7 +276,9 @@ def predict_table(point: dict) -> str:
         if spec.get("drafter_waits_for_target"):
             lines.append("    no overlap         the head drafter needs the verified hidden states before it drafts")
         if spec.get("mtp_module_reused"):
-            lines.append("    MTP module reused  k exceeds the trained MTP modules: the last is reused, "
+            from roofline.speculation import mtp_reused_text
+
+            lines.append(f"    MTP module reused  k exceeds the trained MTP modules: {mtp_reused_text(spec.get('mtp_modules') or 1)}, "
                          + ("and the default rates accept later positions less often" if spec.get("acceptance_source") not in (None, "given")
                             else "at the acceptance given (a reused module accepts less in practice)"))
     return "\n".join(lines)

@@ -220,6 +220,18 @@ def test_every_trained_mtp_module_is_held_in_memory_with_its_kv_cache():
     assert float(many["iteration_time_s"]) == pytest.approx(float(one["iteration_time_s"]))  # a step runs one module
 
 
+def test_mtp_past_several_trained_modules_is_said_as_reusing_them_in_turn():
+    """qa433: 'the last is reused' of three modules, where vLLM runs module i mod n at draft step i."""
+    from roofline.speculation import mtp_reuse_note, mtp_reused_text
+
+    three = dataclasses.replace(load_model("deepseek-v3"), mtp_modules=3)
+    assert mtp_reused_text(1) == "the last is reused"
+    assert "exceeds its 3 trained MTP modules: they are reused in turn (vLLM: position i runs module i mod 3) for every " \
+           "further position" in mtp_reuse_note("mtp", three, 5, rates_default=False)
+    point = predict_speculation(load_hardware("h200"), three, 4, 4096, 5, 0.8, method="mtp", dep=deployment(three, tp=8))
+    assert point["mtp_modules"] == 3 and point["mtp_module_reused"]
+
+
 def test_a_drafter_on_another_device_caps_the_batch_by_that_device_memory():
     draft = load_model("llama-3.1-8b")
     r = speculative_metrics(load_hardware("h200"), load_model("llama-3.1-70b"), 1, 8192, 4, 0.8,
