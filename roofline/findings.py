@@ -2191,7 +2191,9 @@ def _compared_plain(mine: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     compared = [c for c in ("hardware", "model") if mine[c].astype(str).nunique() > 1]
     if not compared:
         return ""
-    held = [c for c in _varying(mine) if c not in ("hardware", "model")]
+    # plain decoding is the same under any method and drafter placement: a model swept with another method is compared
+    # (qa437: Llama 405B with EAGLE beside 8B with none, fitting nowhere, dropped unsaid as 'method none' was held)
+    held = [c for c in _varying(mine) if c not in ("hardware", "model", "method", "draft_hardware")]
     layout = [c for c in LAYOUT_KEYS if c in held]
     loose = [c for c in held if c not in layout]
     at_context = [c for c in ("context",) if c in mine]

@@ -377,16 +377,36 @@ def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[in
             notes.append(f"{label} left out (no point of it fits)")
             continue
         fitting_on = ""
-        if "hardware" in rest and len({p[rest.index("hardware")] for p in panels}) > 1:
-            where = list(dict.fromkeys(_name(meta, "hardware", panel[rest.index("hardware")]) for panel in failing))
+        named = [c for c in ("hardware", "model") if c in rest and len({p[rest.index(c)] for p in panels}) > 1]
+        if named:
+            where = _panels_named(meta, rest, panels, failing, named)
             where_text = ", ".join(where[:-1]) + " or " + where[-1] if len(where) > 1 else where[0]
-            there = [n for n in dict.fromkeys(_name(meta, "hardware", panel[rest.index("hardware")])
-                                              for panel in panels if panel not in failing) if n not in where]
-            fitting_on = f"; on {spoken_list(there)} it fits, not drawn" if there else ""  # (qa436: unsaid)
+            there = _panels_named(meta, rest, panels, [p for p in panels if p not in failing], named)
+            fitting_on = f"; on {spoken_list(there)} it fits, not drawn"  # (qa436: unsaid)
         else:
             where_text = f"{len(failing)} of its {len(panels)} panels"
         notes.append(f"{label} left out (no point of it fits on {where_text}{fitting_on})")
     return ", ".join(notes)
+
+
+def _panels_named(meta: dict, rest: list[str], panels: list[tuple], chosen: list[tuple], named: list[str]) -> list[str]:
+    """The `chosen` panels (keys of `rest`'s columns) as _left_out_note names them: by the first of `named` (the
+    hardware, else the model) where every panel of that value is chosen, else each chosen panel by both of `named`
+    ('NVIDIA H100 SXM5 80GB with Llama 3.1 70B'), or by its value and a count ('NVIDIA H100 SXM5 80GB (1 of its 2
+    panels)') where one alone names them (qa437: a device said to fit nothing of a layout that fit one of its models)."""
+    first = rest.index(named[0])
+    out = []
+    for value in dict.fromkeys(p[first] for p in chosen):
+        mine = [p for p in chosen if p[first] == value]
+        of_value = [p for p in panels if p[first] == value]
+        text = _name(meta, named[0], value)
+        if len(mine) == len(of_value):
+            out.append(text)
+        elif len(named) > 1:
+            out += list(dict.fromkeys(f"{text} with {_name(meta, named[1], p[rest.index(named[1])])}" for p in mine))
+        else:
+            out.append(f"{text} ({len(mine)} of its {len(of_value)} panels)")
+    return out
 
 
 def _insert(panel: tuple, positions: tuple[int, ...], value: tuple) -> list:

@@ -265,9 +265,8 @@ def format_given(x: float) -> str:
     """A number a user gave, as they would write it: up to 7 significant digits, thousands separated, in exponent form
     only from 10^15: 60, 60.5, 1,000,000,000 (qa433: 'cheapest at 1e+09 tokens/s per user'), 1e+30 (qa288: not as 31
     digits)."""
-    if abs(float(x)) >= 1e15:
-        return f"{float(x):.7g}"
-    return format(decimal.Decimal(f"{float(x):.7g}"), ",f")
+    text = f"{float(x):.7g}"  # as rounded: 999999999999999.9 is 1e+15 (qa437)
+    return text if abs(float(text)) >= 1e15 else format(decimal.Decimal(text), ",f")
 
 
 def format_count(x: float) -> str:

@@ -411,6 +411,14 @@ def test_a_plain_comparison_says_nothing_fits_of_a_device_where_no_row_fits(tmp_
     _, f2 = _run_text(tmp_path / "two", "name: plain-cmp\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-70b\n"
                       "method: none\ntp: [1, 2]\naxes:\n  batch: [1, 8]\n  context: [4096]\n")
     assert "(context 4,096, tp 2): 2 × H100 SXM5: " in f2.text and "; 2 × MI300X: " in f2.text, f2.text
+    # a model swept with another method is compared (plain decoding is the same under any): qa437, Llama 3.1 405B with
+    # EAGLE beside 8B with none, fitting nowhere, was dropped unsaid as 'method none' was held
+    r3, f3 = _run_text(tmp_path / "mix", "name: mix\nhardware: h100-sxm\nmodel: [llama-3.1-8b, llama-3.1-405b]\n"
+                       "method: {llama-3.1-8b: none, llama-3.1-405b: eagle}\naxes:\n  batch: [1, 16]\n  context: [4096]\n"
+                       "  k: [0, 2]\n  alpha: [0.8]\n")
+    assert not r3.df.loc[r3.df["model"] == "llama-3.1-405b", "fits_in_memory"].astype(bool).any()
+    assert "At the largest swept batch that fits on each (context 4,096): 1 × H100 SXM5 with Llama 3.1 8B: " in f3.text
+    assert "; 1 × H100 SXM5 with Llama 3.1 405B: nothing fits." in f3.text, f3.text
 
 
 @pytest.mark.slow
@@ -2378,3 +2386,22 @@ def test_fast_tiers_say_where_published_runs_measured_slower_than_predicted():
     assert ("Published runs on MI300X measured slower than this model predicts (a known miss of vllm or a profile priced "
             "with its costs, in the warnings): the prices there run low.") in f.text
     assert measured_slower(r.df, r.meta, "ideal", ["mi300x"]) == []  # the bare roofline claims no engine's speed
+
+
+@pytest.mark.slow
+def test_a_compared_device_takes_its_smallest_layout_that_fits_and_names_the_degree_that_differs(tmp_path):
+    """qa437's survivors of qa431's change: a plain comparison takes the H100's smallest layout that fits (pp 2, not pp
+    4); a speculative one whose rows all hold pp 8 says the headline's tp 1 does not fit (not 'tp 1, pp 8')."""
+    r, f = _run_text(tmp_path / "plain", "name: plain3\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-70b\nmethod: none\n"
+                     "pp: [1, 2, 4]\naxes:\n  batch: [1]\n  context: [4096]\n")
+    fits = r.df[r.df["fits_in_memory"].astype(bool)]
+    assert set(fits.loc[fits["hardware"] == "h100-sxm", "pp"]) == {2, 4}
+    h100 = fits[(fits["hardware"] == "h100-sxm") & (fits["pp"] == 2)].iloc[0]
+    assert (f"2 × H100 SXM5 (tp 1, pp 2; pp 1 does not fit): {_n(h100['baseline_tokens_per_s'])} tokens/s at batch 1"
+            in f.text and "4 × H100 SXM5" not in f.text), f.text
+    r, f = _run_text(tmp_path / "spec", "name: spec405\nhardware: [h100-sxm, mi300x]\nmodel: llama-3.1-405b\nmethod: eagle\n"
+                     "engine: ideal\ntp: [1, 2]\npp: 8\naxes:\n  batch: [1, 16]\n  context: [4096]\n  k: [0, 2]\n"
+                     "  alpha: [0.8]\n")
+    top = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]].sort_values("speedup").iloc[-1]
+    assert (top["hardware"], int(top["tp"]), int(top["pp"])) == ("mi300x", 1, 8)
+    assert "16 × H100 SXM5 (tp 2, pp 8; tp 1 does not fit): " in f.text, f.text

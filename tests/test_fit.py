@@ -1158,3 +1158,60 @@ def test_a_fit_records_the_batches_its_rows_ran_and_a_batch_far_outside_them_is_
     low = dataclasses.replace(engine, fitted={**engine.fitted, "batches": [16.0, 64.0]})  # below the fewest too
     assert "and batch 4 lies far outside them" in fitted_batches_note(low, [4, 32])
     assert "and batch 256 and batch 4 lie far outside them" in fitted_batches_note(low, [4, 256])
+
+
+def _rms_profile(tmp_path, value: str) -> Path:
+    """A copy of vllm.yaml named myfit whose fitted.rms_log_error is `value` (qa437)."""
+    text = (Path(cli.__file__).parent / "engine_profiles" / "vllm.yaml").read_text()
+    text = text.replace("\nname: vllm\n", "\nname: myfit\n", 1)
+    text, n = re.subn(r"(?m)^  rms_log_error: [0-9.]+$", f"  rms_log_error: {value}", text)
+    assert n == 1
+    path = tmp_path / "myfit.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_fitted_rms_log_error_of_zero_loads_and_one_not_finite_is_refused_in_one_line(tmp_path, roofline):
+    """qa437's survivors of qa435's check: a perfect fit's 0 loads and is shown; .inf and -.inf are refused in one line
+    naming the file, its line and the field, exit 2."""
+    code, out, err = roofline("engines", "show", _rms_profile(tmp_path, "0"))
+    assert code == 0 and re.search(r"RMS log error [0-9.]+ -> 0\)", out), out + err
+    for value in (".inf", "-.inf"):
+        code, out, err = roofline("engines", "show", _rms_profile(tmp_path, value))
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "myfit.yaml: line " in err and "fitted.rms_log_error: expected a number of 0 or more (written by roofline fit)" in err
+
+
+@pytest.mark.slow
+def test_an_undetermined_family_value_is_shown_at_this_fits_value_where_it_applies(tmp_path):
+    """qa437's survivor of qa435's change: where no override is kept on the family, the value shown is this fit's own
+    (the global value the H100 fp8 MoE rows moved from 0.761), not the profile's before the fit."""
+    import warnings
+
+    from roofline.hardware import load_hardware
+
+    vllm = load_engine("vllm")
+    assert vllm.quantised_moe_efficiency == pytest.approx(0.761)
+    true = dataclasses.replace(vllm, quantised_moe_efficiency=0.55)
+    rows = [{**ROW, "hardware": "h100-sxm", "model": "qwen3-30b-a3b", "weight_dtype": "fp8", "batch": str(b)}
+            for b in (1, 4, 16, 64, 128, 256)]  # fp8 MoE rows: they determine quantised_moe_efficiency
+    rows += [{**ROW, "hardware": "mi300x", "model": m, "batch": str(b)}  # dense rows on AMD: they do not
+             for m in ("llama-3.2-1b", "llama-3.1-8b") for b in (1, 4, 16, 64)]
+    path = tmp_path / "f.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    values = predict_measurements(load_measurements(path), true)["predicted"]
+    pd.DataFrame([{**r, "value": f"{v:.10g}"} for r, v in zip(rows, values)], columns=list(COLUMNS)).to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = run_fit(path, "vllm", loss="linear", per_family=("quantised_moe_efficiency",), max_evaluations=60,
+                      fixed=("host_per_step", "host_per_sequence", "allreduce_latency", "overlap_exponent", "kernel_latency"))
+    rows_by = {row["parameter"]: row for row in fit["parameters"]}
+    moved = rows_by["quantised_moe_efficiency"]["fitted"]
+    assert rows_by["quantised_moe_efficiency"]["determined"] and abs(moved - 0.761) > 0.05
+    amd = rows_by["quantised_moe_efficiency [AMD Instinct]"]
+    applies = fit["engine"].for_hardware(load_hardware("mi300x")).quantised_moe_efficiency
+    assert not amd["determined"] and amd["fitted"] == pytest.approx(applies) == pytest.approx(moved)
+    report = fit_report(fit).splitlines()
+    line = next(ln for ln in report if ln.startswith("quantised_moe_efficiency [AMD Instinct]"))
+    top = next(ln for ln in report if ln.startswith("quantised_moe_efficiency "))
+    assert line.split()[6] == top.split()[4] and "0.761" not in line, (top, line)  # the fitted column of each

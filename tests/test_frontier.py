@@ -2350,3 +2350,47 @@ def test_a_point_computed_now_on_another_configuration_than_the_pick_says_so(tmp
     code, out, err = roofline("cheapest", tmp_path / "dense" / "sw" / "results.csv", "--min-tokens-per-user", "30")
     line = next(x for x in out.splitlines() if "computed now: $" in x)
     assert code == 0 and line.lstrip().startswith("between swept batches, computed now: $"), line
+
+
+MM_SCENARIO = ("name: mm\nhardware: mi300x\nmodel: minimax-m2.7\nmethod: none\nengine: sglang\nweight_dtype: bf16\n"
+               "layouts: [{tp: 8, ep: 8}, {tp: 8}]\naxes:\n  batch: [1, 64, 1024, 2048]\n  context: [256]\n")
+
+
+@pytest.mark.slow
+def test_speeds_asked_are_written_as_given_and_the_frontiers_miss_is_of_the_layout_it_names(tmp_path, roofline):
+    """qa437's survivors: MiniMax-M2.7 on 8 MI300X under sglang at tp 8, ep 8 (inside sglang's known miss from batch
+    1,024) and at tp 8 alone (outside it). A speed asked is written as given (0.00001, not 1e-05; 1e+15 from 10^15) in
+    every line that says it; the frontier's known-miss note is of the rows at the layout the miss names, and only
+    where there is no pick."""
+    _swept(tmp_path, roofline, MM_SCENARIO)
+    swept = tmp_path / "sw"
+    code, out, err = roofline("cheapest", swept)
+    said = [line for line in out.splitlines() if "a known miss of engine sglang" in line]
+    assert code == 0 and len(said) == 1 and said[0].startswith(
+        "note: the frontier's plain rows at batch 1,024 and 2,048 (minimax-m2.7 on mi300x x 8 (tp 8, ep 8), sglang): "), out
+    code, out, err = roofline("cheapest", swept, "--where", "ep=1")  # tp 8 alone: its rows are outside it
+    assert code == 0 and "tp 8 " in out and "known miss" not in out, out
+    code, out, err = roofline("cheapest", swept, "--min-tokens-per-user", "0.00001", "--users", "3000")
+    assert code == 0 and out.startswith("cheapest at 0.00001 tokens/s per user or faster ("), out + err
+    assert "\ncheapest fleet for 3,000 users at once at 0.00001 tokens/s per user or faster (" in out
+    assert "the cheapest plain point at 0.00001 tokens/s per user of another deployment that no such miss matches" in out
+    assert "1e-05" not in out and "note: the plain pick: a known miss of engine sglang" in out
+    assert not [line for line in out.splitlines() if line.startswith("note: the frontier's")], out  # a pick says it
+    code, out, err = roofline("cheapest", swept, "--min-tokens-per-user", "1000000000000000", "--users", "10")
+    assert code == 1 and out.startswith("cheapest at 1e+15 tokens/s per user or faster ("), out + err
+    assert "\ncheapest fleet for 10 users at once at 1e+15 tokens/s per user or faster (" in out
+
+
+@pytest.mark.slow
+def test_a_tp_written_as_4_0_is_the_same_configuration_as_a_point_computed_at_tp_4(tmp_path, roofline):
+    """qa437's survivor of qa436's change: a results.csv whose tp reads 4.0 (re-saved by pandas or a spreadsheet) still
+    says the point computed now between swept batches is the pick's own configuration."""
+    _swept(tmp_path, roofline, "name: csvp\nhardware: [h200, mi325x]\nmodel: llama-3.1-70b\nmethod: none\ntp: 4\n"
+                               "axes:\n  batch: [16, 64, 256]\n  context: [4096]\n")
+    path = tmp_path / "sw" / "results.csv"
+    pd.read_csv(path).astype({"tp": float, "pp": float}).to_csv(path, index=False)
+    assert "4.0" in path.read_text().splitlines()[1]
+    code, out, err = roofline("cheapest", path, "--min-tokens-per-user", "30")
+    line = next(x for x in out.splitlines() if "computed now: $" in x)
+    assert code == 0 and line.lstrip().startswith("between swept batches, computed now: $"), line
+    assert "another configuration" not in line and "on mi325x x 4 (tp 4), vllm" in line, line

@@ -1259,3 +1259,29 @@ def test_the_notes_that_list_configs_leave_out_a_layout_the_engines_refuse_to_lo
     listing = [m for m in said if "speculation pays the engine's host work" in m or "was fitted on rows of" in m]
     assert listing and not any("tp 8" in m for m in listing), listing
     assert any("minimax-m2.7 on h200, tp 4" in m for m in listing)  # the layout it runs, still said
+
+
+def test_a_layout_one_model_of_three_takes_is_left_out_for_each_that_refuses_it(tmp_path, roofline):
+    """qa437's survivors of qa436's change: a layout one model of three takes is left out, said, for each of the two
+    that refuse it; where every layout is refused for a model, the first refusal is the one said, nothing written."""
+    def sweep(models: str, layouts: str, out: str):
+        path = tmp_path / "lay.yaml"
+        path.write_text(f"name: lay\nhardware: h200\nmodel: [{models}]\nlayouts: {layouts}\n"
+                        "axes:\n  batch: [1]\n  context: [2048]\n")
+        return roofline("sweep", path, "--out", tmp_path / out, "--no-plots")
+
+    code, out, err = sweep("llama-3.1-70b, qwen3-30b-a3b, llama-3.1-8b", "[{tp: 4}, {tp: 8}, {tp: 8, ep: 8}]", "sw")
+    assert code == 0, err
+    df = pd.read_csv(tmp_path / "sw" / "results.csv")
+    assert sorted(set(zip(df["model"], df["tp"], df["ep"]))) == [
+        ("llama-3.1-70b", 4, 1), ("llama-3.1-70b", 8, 1), ("llama-3.1-8b", 4, 1), ("llama-3.1-8b", 8, 1),
+        ("qwen3-30b-a3b", 4, 1), ("qwen3-30b-a3b", 8, 1), ("qwen3-30b-a3b", 8, 8)]
+    text = " ".join(err.split())
+    for name in ("llama-3.1-70b", "llama-3.1-8b"):
+        assert (f"layouts[2] (tp 8, ep 8) left out for {name}, which another model takes: ep: expected 1 for a dense "
+                f"model ({name} has no experts), found 8") in text, err
+    code, out, err = sweep("llama-3.1-70b, qwen3-30b-a3b", "[{tp: 4, ep: 4}, {tp: 8, ep: 8}]", "sw2")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("layouts[0]: ep: expected 1 for a dense model (llama-3.1-70b has no experts), found 4 (every layout of the list "
+            "refused for llama-3.1-70b: give it one it takes, or sweep it in a scenario of its own)") in err, err
+    assert not (tmp_path / "sw2" / "results.csv").exists()

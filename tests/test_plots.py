@@ -1973,12 +1973,23 @@ def test_the_heatmap_keeps_no_layout_whose_speculative_rows_are_gone():
 
 
 def test_a_left_out_layout_on_panels_of_one_device_and_a_headline_dtype_are_said_and_kept():
-    """qa416's survivors: panels of one device (two models) say how many panels a layout does not fit, not the
-    device; and a report's headline keeps its own value of a config column (the KV dtype), not only of the layout."""
+    """qa416's survivors: panels of one device (two models) say which model a layout does not fit (qa437: by name, not
+    'on 1 of its 2 panels'), not the device; and a report's headline keeps its own value of a config column (the KV
+    dtype), not only of the layout."""
     keys = [("a", m, 1024, tp) for tp in (1, 2) for m in ("x", "y")]
     fits = {("a", "x", 1024, 1), ("a", "x", 1024, 2), ("a", "y", 1024, 2)}
     assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), keys, (3,), ("tp",), [(1,)], fits) == (
-        "TP 1 left out (no point of it fits on 1 of its 2 panels)")
+        "TP 1 left out (no point of it fits on y; on x it fits, not drawn)")
+    # panels of two devices and two models: a device named whole only where every panel of it fails (qa437: 'on a or
+    # b' where TP 1 fits on a with x)
+    keys = [(hw, m, 1024, tp) for tp in (1, 2) for hw in "ab" for m in "xy"]
+    fits = {key for key in keys if key[3] == 2 or key[:2] == ("a", "x")}
+    assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), keys, (3,), ("tp",), [(1,)], fits) == (
+        "TP 1 left out (no point of it fits on a with y or b; on a with x it fits, not drawn)")
+    keys = [(hw, "x", c, tp) for tp in (1, 2) for hw in "ab" for c in (1024, 8192)]  # one model, two contexts
+    fits = {key for key in keys if key[3] == 2 or key[:3] == ("a", "x", 1024)}
+    assert plots._left_out_note({}, ("hardware", "model", "context", "tp"), keys, (3,), ("tp",), [(1,)], fits) == (
+        "TP 1 left out (no point of it fits on a (1 of its 2 panels) or b; on a (1 of its 2 panels) it fits, not drawn)")
     rows = pd.DataFrame([(hw, "x", 1024, kv) for kv in ("bf16", "fp8") for hw in "abcd"],
                         columns=["hardware", "model", "context", "kv_dtype"])
     rows["fits_in_memory"] = (rows["kv_dtype"] == "fp8") | (rows["hardware"] == "a")  # bf16 KV fits on a alone
@@ -2080,3 +2091,22 @@ def test_pareto_shares_its_x_axis_with_every_panels_tick_labels_and_the_batch_li
     assert all(any(t.get_text() for t in ax.get_xticklabels()) for ax in drawn)  # the top row's too
     c, d = [ax for ax in lines.axes if ax.get_visible()][:2]
     assert not c.get_shared_x_axes().joined(c, d)
+
+
+def test_the_best_k_title_names_three_lines_and_a_step_back_to_a_k_that_does_not_fit_is_neither():
+    """qa437's survivors of qa428's change: three lines named, then 'and N more'; a line that steps back only because
+    the k it left does not fit at that batch is neither a near-tie's zigzag nor a change in what pays."""
+    from roofline.plots import _lines_named, _switches_between_near_ties
+
+    lines = ["H100 SXM5: α = 0.6", "H100 SXM5: α = 0.8", "B200: α = 0.6", "B200: α = 0.8", "B200: α = 0.9"]
+    assert _lines_named(lines[:3]) == "H100 SXM5: α = 0.6; H100 SXM5: α = 0.8; B200: α = 0.6"
+    assert _lines_named(lines) == "H100 SXM5: α = 0.6; H100 SXM5: α = 0.8; B200: α = 0.6 and 2 more"
+    rows = []
+    for batch, best in zip([8, 16, 32, 64], [4, 3, 4, 3]):
+        for k in (3, 4):
+            rows.append({"alpha": 0.8, "batch": batch, "k": k, "fits_in_memory": (batch, k) not in ((32, 3), (64, 4)),
+                         "speedup": 2.0 * (1.05 if k == best else 1.0)})
+    sub = pd.DataFrame(rows)
+    fit = sub[sub["fits_in_memory"]]
+    best = fit.sort_values("speedup").drop_duplicates("batch", keep="last").assign(best_k=lambda d: d["k"]).sort_values("batch")
+    assert list(best["best_k"]) == [4, 3, 4, 3] and _switches_between_near_ties(sub, best) == ([], [])

@@ -496,3 +496,23 @@ def test_an_axis_error_names_the_first_value_given_out_of_range_and_an_empty_axe
     path.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n")
     with pytest.warns(RooflineWarning, match="axes: empty: every axis takes its default"):
         load_scenario(str(path))
+
+
+def _tree_scenario(k, nodes, tau):
+    return scenario_from_dict({"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                               "tree": {"nodes": nodes, "tau": tau}, "axes": {"batch": [1], "k": k}}, "t")
+
+
+def test_a_trees_tau_bound_is_its_shallowest_depths_and_a_tau_of_one_is_taken(roofline):
+    """qa437's survivors of qa433's change: a tau of exactly 1 is taken (every draft rejected); of a k axis the
+    shallowest depth sets the bound said first; a k of 0 (plain decoding) beside a depth changes nothing."""
+    _tree_scenario([0, 4], 8, 1)
+    code, out, err = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--method", "eagle", "--k", "4",
+                              "--tree-nodes", "8", "--tree-tau", "1", "--batch", "1")
+    assert code == 0 and "tree of 8 nodes, tau 1 (given)" in out and re.search(r"tau \(tokens/iter\)\s+1\.000", out), out + err
+    with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected at most k + 1 = 3 (a tree of depth k = 2 emits "
+                                                      "at most k + 1 tokens an iteration), found 10")):
+        _tree_scenario([2, 8], 8, 10)
+    for k in ([8], [0, 8]):
+        with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected a number in [1, tree.nodes + 1 = 4], found 5")):
+            _tree_scenario(k, 3, 5)

@@ -44,6 +44,7 @@ def test_formatting_picks_a_readable_prefix():
 
     assert [format_given(x) for x in (1e9, 60, 60.5, 1e-5, 12.3456789, 1e30)] == ["1,000,000,000", "60", "60.5", "0.00001",
                                                                                  "12.34568", "1e+30"]
+    assert format_given(999999999999999.9) == "1e+15" and format_given(999999.9) == "999,999.9"  # as rounded (qa437)
 
 
 @pytest.mark.parametrize("text, kind, expected", [
