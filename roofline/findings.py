@@ -765,7 +765,21 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
     def contexts_of(batch: int) -> list[int]:  # the contexts where plain decoding alone fits at `batch`
         return sorted({int(float(p[2])) for p in missing if int(float(p[-1])) == batch})
-    wins_from = min([int(b) for b in loses["batch"]] + no_drafter) if len(loses) or no_drafter else None
+    # the batch from which batching alone wins at every larger batch swept (no point of a batch where speculation pays),
+    # and the batches below it where it wins though speculation pays again above (qa434: 'wins from batch 1' said where
+    # speculation lost at 1 and 16 and paid from 64)
+    # speculation, read per context (qa127: one context's batch 2 masked another's where the drafter does not fit)
+    dip_context, wins_before, paying, froms = None, [], set(), []
+    for ctx in sorted({int(c) for c in base["context"]} | {int(c) for c in spec["context"]}):
+        mine = spec[spec["context"] == ctx]
+        paid = {int(b) for b in mine.loc[pays(mine["speedup"]), "batch"]}
+        swept = sorted({int(b) for b in mine["batch"]} | {int(float(p[-1])) for p in missing if int(float(p[2])) == ctx})
+        start = next((b for i, b in enumerate(swept) if all(x not in paid for x in swept[i:])), None)
+        froms += [start] if start is not None else []
+        below = [b for b in swept if b not in paid and (start is None or b < start)]
+        if below and not wins_before:
+            dip_context, wins_before, paying = ctx, below, paid
+    wins_from = min(froms) if froms else None
     devices = _target_devices(df, b_best["hardware"], meta)
     at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
@@ -790,11 +804,15 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            if fastest_spec > fastest_base and _n(fastest_spec) != _n(fastest_base) else  # qa135: 'Above 133 ... only speculation delivers (up to 122)'
            f"Speculation's fastest user gets {_n(fastest_spec)} tokens/s, batching's {_n(fastest_base)}: it never serves a "
            "user faster; ")  # a tree's tau is known at its own depth only: nothing beyond (qa130)
+        + (f"batching alone wins at batch {_list([f'{b:,}' for b in wins_before])}"
+           + (f" at {_ctx(dip_context)} context" if base["context"].nunique() > 1 else "")
+           + f", speculation paying again above (from batch {min(b for b in paying if b > wins_before[-1]):,})"
+           + ("; " if wins_from is not None else ".") if wins_before else "")
         + (f"batching alone wins from batch {wins_from}" + (
             (f" (at {_list([_ctx(c) for c in contexts_of(wins_from)])} context, where from there the drafter does not fit)"
              if base["context"].nunique() > 1 else " (from there the drafter does not fit)")
             if wins_from in no_drafter and not len(loses) else "") + "." if wins_from is not None
-           else "at no batch that fits does batching alone win.")
+           else "" if wins_before else "at no batch that fits does batching alone win.")
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
            "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "

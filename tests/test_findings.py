@@ -2405,3 +2405,15 @@ def test_a_compared_device_takes_its_smallest_layout_that_fits_and_names_the_deg
     top = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]].sort_values("speedup").iloc[-1]
     assert (top["hardware"], int(top["tp"]), int(top["pp"])) == ("mi300x", 1, 8)
     assert "16 × H100 SXM5 (tp 2, pp 8; tp 1 does not fit): " in f.text, f.text
+
+
+@pytest.mark.slow
+def test_batching_alone_is_not_said_to_win_from_a_batch_above_which_speculation_pays_again(tmp_path):
+    """qa434: 'batching alone wins from batch 1' where EAGLE at α 0.2 lost at batch 1 and 16 and paid again from 64
+    (1.03x at 64 and 128): said as the batches where batching wins and the one from which speculation pays again."""
+    r, f = _run_text(tmp_path, "name: batch-vs-speculation\nmodel: llama-3.1-8b\nmethod: eagle\nhardware: h100-sxm\n"
+                               "axes: {batch: [1, 16, 64, 128, 200], context: [2048], k: [0, 1, 2], alpha: [0.2]}\n")
+    best = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]].groupby("batch")["speedup"].max()
+    assert best[1] < 1 and best[16] < 1 and (best[[64, 128, 200]] > 1).all()  # the case: a dip at small batches
+    assert "batching alone wins at batch 1 and 16, speculation paying again above (from batch 64)." in f.text, f.text
+    assert "wins from batch" not in f.text
