@@ -765,10 +765,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
     def contexts_of(batch: int) -> list[int]:  # the contexts where plain decoding alone fits at `batch`
         return sorted({int(float(p[2])) for p in missing if int(float(p[-1])) == batch})
-    # the batch from which batching alone wins at every larger batch swept (no point of a batch where speculation pays),
-    # and the batches below it where it wins though speculation pays again above (qa434: 'wins from batch 1' said where
-    # speculation lost at 1 and 16 and paid from 64)
-    # speculation, read per context (qa127: one context's batch 2 masked another's where the drafter does not fit)
+    # per context (qa127: one context's batch 2 masked another's where the drafter does not fit), the batch from which
+    # batching alone wins at every larger batch swept, and the batches below it where it wins though speculation pays
+    # again above (qa434: 'wins from batch 1' said where speculation lost at 1 and 16 and paid from 64)
     dip_context, wins_before, paying, froms = None, [], set(), []
     for ctx in sorted({int(c) for c in base["context"]} | {int(c) for c in spec["context"]}):
         mine = spec[spec["context"] == ctx]
@@ -2194,6 +2193,15 @@ def _layout_instead_text(row: pd.Series, top: pd.Series, layout: list[str]) -> s
     return f"{_layout_text(row)}; {', '.join(differ)} does not fit"
 
 
+def _smallest_layout(rows: pd.DataFrame, top: pd.Series, layout: list[str], compared: list[str], meta: dict):
+    """(which of `rows` are at its smallest layout where plain decoding fits, by devices: a boolean Series; its label
+    '4 × H100 SXM5 (tp 4; tp 1 does not fit)') for a compared side where `top`'s layout fits nowhere (qa431)."""
+    fitting = rows[plain_fits(rows)]
+    smallest = fitting.loc[fitting["devices"].idxmin()] if "devices" in fitting else fitting.iloc[0]
+    at = (rows[layout].astype(str) == smallest[layout].astype(str).to_numpy()).all(axis=1)
+    return at, f"{_deployment_label(smallest, compared, meta)} ({_layout_instead_text(smallest, top, layout)})"
+
+
 def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
     """'8 × H200 SXM' (with the model where models are compared): one side of a comparison of hardware or models."""
     devices = int(row["devices"]) if "devices" in row.index else _tp(meta)
@@ -2223,12 +2231,9 @@ def _compared_plain(mine: pd.DataFrame, top: pd.Series, meta: dict) -> str:
         group = group[plain_fits(group)]
         others = wide[(wide[compared].astype(str) == list(key)).all(axis=1)]
         label = _deployment_label((group if len(group) else others).iloc[0], compared, meta)
-        fitting = others[plain_fits(others)] if group.empty and layout else others.iloc[:0]
-        if len(fitting):  # its smallest layout that fits, said with the peak's that does not
-            smallest = fitting.loc[fitting["devices"].idxmin()] if "devices" in fitting else fitting.iloc[0]
-            at = smallest[layout].astype(str).to_numpy()
-            group = fitting[(fitting[layout].astype(str) == at).all(axis=1)]
-            label = f"{_deployment_label(smallest, compared, meta)} ({_layout_instead_text(smallest, top, layout)})"
+        if group.empty and layout and plain_fits(others).any():  # its smallest layout that fits, said with the peak's
+            at, label = _smallest_layout(others, top, layout, compared, meta)
+            group = others[at & plain_fits(others)]
         if group.empty:
             parts.append(f"{label}: nothing fits")
             continue
@@ -2265,15 +2270,13 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         plain = mine[plain_fits(mine)]
         label = _deployment_label(mine.iloc[0], compared, meta)
         others = wide_rows[(wide_rows[compared].astype(str) == list(key)).all(axis=1)]
-        fitting = others[plain_fits(others)] if plain.empty and layout else others.iloc[:0]
-        if len(fitting):  # its smallest layout that fits, said with the headline's that does not
-            smallest = fitting.loc[fitting["devices"].idxmin()] if "devices" in fitting else fitting.iloc[0]
-            at = smallest[layout].astype(str).to_numpy()
-            mine = others[(others[layout].astype(str) == at).all(axis=1)]
+        if plain.empty and layout and plain_fits(others).any():  # its smallest layout that fits, said with the
+            at, label = _smallest_layout(others, top, layout, compared, meta)  # headline's that does not
+            mine = others[at]
+            smallest_layout = mine[layout].iloc[0].astype(str).to_numpy()
             drafts = wide_spec[(wide_spec[compared].astype(str) == list(key)).all(axis=1)
-                               & (wide_spec[layout].astype(str) == at).all(axis=1)]
+                               & (wide_spec[layout].astype(str) == smallest_layout).all(axis=1)]
             plain = mine[plain_fits(mine)]
-            label = f"{_deployment_label(smallest, compared, meta)} ({_layout_instead_text(smallest, top, layout)})"
         if plain.empty:
             parts.append(f"{label}: nothing fits")
             continue

@@ -564,13 +564,14 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "together_with": [_free_name(k, extra) for k in together.get(j, [])],
         })
     family_values = []
+    written = _with_overrides(base.overrides, loaded.overrides, restored)  # the overrides the profile keeps on its own
     for i, (j, family) in enumerate(extra):
         p, x = PARAMETERS[j], result.x[n_base + i]
         value = p.from_u(x)
         # a family value no row determines is not written: the value that applies there is shown (the fitted one, or
         # an override kept on its hardware; qa435: 'fitted 1', the prior's pull, beside a kept 0.761)
-        applies = next((changes[p.field] for glob, changes in _with_overrides(base.overrides, loaded.overrides, restored)
-                        if glob in globs[family] and p.field in changes), getattr(fitted, p.field))
+        applies = next((changes[p.field] for glob, changes in written if glob in globs[family] and p.field in changes),
+                       getattr(fitted, p.field))
         family_values.append({"parameter": p.key, "family": family, "globs": globs[family], "value": value,
                               "rows": int(families[family]), "determined": bool(sensitivity[n_base + i] > 1e-3)})
         params.append({

@@ -102,7 +102,8 @@ def _alpha_label(alpha: float, meta: dict | None = None) -> str:
     (meta's tree_nodes, tree_tau), else 'per-position rates 0.9, 0.8, 0.7' (meta's acceptance, up to four said; qa242:
     the rates were not said), or 'per-position rates' (a method's published ones)."""
     if alpha is not None and not (isinstance(alpha, float) and math.isnan(alpha)):
-        return f"α = {alpha:.3g}" + (f" ({_measured_text(meta)})" if _measured_text(meta or {}) else "")
+        measured = _measured_text(meta or {})
+        return f"α = {alpha:.3g}" + (f" ({measured})" if measured else "")
     rates = [r for r in (meta or {}).get("acceptance") or [] if isinstance(r, (int, float))]
     said = (" " + ", ".join(f"{r:.3g}" for r in rates[:4]) + (", ..." if len(rates) > 4 else "")) if rates else ""
     return _tree_label(meta or {}) or f"per-position rates{said}"
