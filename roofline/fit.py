@@ -62,6 +62,7 @@ from roofline.measurements import (
     load_measurements,
     memory_capped,
     memory_capped_text,
+    name_error,
     predict_rowset,
     prepare_rows,
     repeated_rows,
@@ -334,7 +335,7 @@ def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> Non
                 try:
                     loader(name, tuple(profiles))
                 except RooflineError as exc:
-                    raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
+                    raise name_error(where, row, column, name, table, exc) from None
 
 
 def _other_engines(rest: pd.DataFrame) -> pd.Series:

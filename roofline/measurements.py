@@ -306,8 +306,11 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df = pd.DataFrame({"row": np.arange(1, len(raw) + 1)})
     for column in ("source_id", "source", "engine", "engine_version", "notes", "draft"):
         df[column] = raw[column].str.strip().to_numpy()
+    spelled: dict[str, dict[str, str]] = {}  # the names as the file writes them, where lower-cased (written_name)
     for column in ("hardware", "model"):  # a name in any case, a profile's path as written (qa279: /Users/x lowercased)
-        df[column] = [v if is_profile_path(v) else v.lower() for v in raw[column].str.strip()]
+        written = raw[column].str.strip()
+        df[column] = [v if is_profile_path(v) else v.lower() for v in written]
+        spelled[column] = {low: v for low, v in zip(df[column], written) if low != v}
     for column, high in (("gpus", GPUS_MAX), ("tp", DEGREE_MAX), ("ep", DEGREE_MAX), ("dp_attention", DEGREE_MAX), ("pp", DEGREE_MAX)):
         df[column] = _integers(raw, column, where, 1, high)
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
@@ -358,7 +361,20 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
                    for r in df.itertuples()]
     df["draft_vocab"] = _draft_vocab(raw, df, where)
     df["engine_slot"] = [engine_slot(e, v) or "" for e, v in zip(df["engine"], df["engine_version"])]
+    df.attrs["spelled"] = spelled  # not a column: row fingerprints hash the columns, a name's case is not what it measured
     return df
+
+
+def written_name(table: pd.DataFrame, column: str, name: str) -> str:
+    """`name` (a lower-cased hardware or model of `table`) as its file wrote it, for a message that quotes it (qa426:
+    'unknown hardware 'a100-sxm-80gb-x'' of an A100-SXM-80GB-X written)."""
+    return (table.attrs.get("spelled") or {}).get(column, {}).get(name, name)
+
+
+def name_error(where: str, row: int, column: str, name: str, table: pd.DataFrame, exc: Exception) -> RooflineError:
+    """'FILE: row N: COLUMN: unknown ... 'NAME' ...': a profile's load error of a row's name, the name as written."""
+    text = str(exc).replace(f"'{name}'", f"'{written_name(table, column, name)}'", 1)
+    return RooflineError(f"{where}: row {row}: {column}: {text}")
 
 
 def _draft_vocab(raw: pd.DataFrame, df: pd.DataFrame, where: str) -> np.ndarray:
@@ -638,7 +654,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             try:
                 cache[name] = loader(name, tuple(profiles))
             except RooflineError as exc:
-                raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
+                raise name_error(where, row, column, name, df, exc) from None
         return cache[name]
 
     keys: dict[tuple, list[int]] = {}

@@ -127,6 +127,23 @@ def test_unknown_hardware_is_named_with_its_row(tmp_path):
         predict_measurements(load_measurements(path))
 
 
+def test_an_unknown_name_is_quoted_as_the_file_writes_it(tmp_path, roofline):
+    """qa426: 'unknown hardware 'h999-sxm'' of an H999-SXM written (the reader lower-cases names to look them up; a
+    name's case is kept beside the table, not in a column the row fingerprints hash)."""
+    from roofline.measurements import row_fingerprints
+
+    path = write_rows(tmp_path, [{}, {"hardware": "H999-SXM"}, {"model": "Llama-9-1B"}])
+    table = load_measurements(path)
+    with pytest.raises(RooflineError, match=r"row 2: hardware: unknown hardware 'H999-SXM'"):
+        predict_measurements(table)
+    code, _, err = roofline("accuracy", path, "--split", "all", "--out", tmp_path / "acc")
+    assert code == 2 and "m.csv: row 2 (line 3): hardware: unknown hardware 'H999-SXM'" in err, err
+    code, _, err = roofline("fit", path, "--engine", "vllm", "--out", tmp_path / "f.yaml")
+    assert code == 2 and "row 2 (line 3): hardware: unknown hardware 'H999-SXM'" in err, err
+    lower = write_rows(tmp_path, [{}, {"hardware": "h999-sxm"}, {"model": "llama-9-1b"}], name="low.csv")
+    assert list(row_fingerprints(table)) == list(row_fingerprints(load_measurements(lower)))  # the same measurements
+
+
 def test_engine_text_maps_to_the_three_profiles_or_none():
     assert engine_slot("vLLM 0.6.3") == "vllm"
     assert engine_slot("NVIDIA NIM (TensorRT-LLM backend)") == "trtllm"
