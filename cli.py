@@ -736,8 +736,8 @@ def sweep(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg; a
-    scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token; one of two
-    contexts or more speedup_vs_context).
+    scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token; a sweep of
+    two contexts or more, speedup_vs_context).
 
     A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
     from roofline.outputs import check_format, staged_dir
