@@ -963,8 +963,8 @@ def cheapest(
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
-    Without --min-tokens-per-user it prints the frontier of each kind alone, fastest first. Rows that fit, are priced and load (layouts and speculative methods the engines take, engines on devices they run
-    on), ideal's (the roofline bound) left out beside serving engines' (--where engine=ideal compares it alone); a row
+    Without --min-tokens-per-user it prints the frontier of each kind alone, fastest first. Rows that fit, are priced and can run (whose layouts and speculative methods the engines take, on devices the
+    engines run on), ideal's (the roofline bound) left out beside serving engines' (--where engine=ideal compares it alone); a row
     stays where none is as fast and cheaper. With a speed, the batches between the swept ones (where the
     batch that just reaches it usually is; above the largest, and below the smallest where none is fast enough) are
     computed now, and a cheaper point there is printed under the pick, at the table's prices.

@@ -1226,7 +1226,10 @@ def fit_report(fit: dict) -> str:
         if row["fixed"] and had is not None and not row.get("family") and abs(had - row["fitted"]) > 1e-9 * max(abs(had), 1.0):
             note.append(f"the profile had {_shown(had)} (its earlier fit's): --fix keeps the sourced start, not that")
         if row["bound"]:
-            note.append(f"at {row['bound']} bound" + (  # qa271: the docs' fits hold it; the output did not say so
+            edge = row[row["bound"]]  # within AT_BOUND_U of its range: 'near' where the value shown is not the bound's
+            # (qa435: 0.8 us beside 'at low bound' and bounds 0-100)
+            at = "at" if _shown(_at_low_bound(row["fitted"], row["low"], row["high"])) == _shown(edge) else "near"
+            note.append(f"{at} {row['bound']} bound" + (  # qa271: the docs' fits hold it; the output did not say so
                 ": --fix overlap_exponent holds it at its sourced start, as vllm.yaml's fit does"
                 if row["parameter"] == "overlap_exponent" and not row["fixed"] else ""))
         if row.get("kept"):

@@ -952,7 +952,9 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
 
     rent = its devices x their price a device-hour (`prices`, the sweep's; else read back as cost_usd_per_million_tokens
     x tokens_per_s x 3600 / 1e6), a drafter's own device's too. The least usd_per_hour, then the fewest devices, then
-    the least cost per token; replicas of one configuration, each running B sequences but the last, which runs fewer,
+    the fastest for its users (the row's tokens/s per user: at one rent, the least cost per token of these users; qa434:
+    a row's own cost per token, at its batch, took 40 tokens/s at batch 40 over 60 at batch 20 for 20 users at one
+    price), then the least cost per token; replicas of one configuration, each running B sequences but the last, which runs fewer,
     no slower (a mix of configurations, the remainder on a smaller one, is not sought)."""
     rows = _reachable(df, refused)
     out: dict[str, dict | None] = {}
@@ -971,7 +973,8 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
         if not usable.any():
             out[kind] = None
             continue
-        i = int(np.lexsort((r[COST].astype(float).to_numpy(), devices, np.where(usable, usd, np.inf)))[0])
+        i = int(np.lexsort((r[COST].astype(float).to_numpy(), -r[SPEED].astype(float).to_numpy(), devices,
+                            np.where(usable, usd, np.inf)))[0])
         row = r.iloc[i].copy()
         row["layout"] = _layout(row)
         out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(usd[i]),

@@ -1011,9 +1011,13 @@ def test_an_overlap_exponent_at_its_bound_is_told_how_to_hold_it(tmp_path):
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear")
     row = next(r for r in fit["parameters"] if r["parameter"] == "overlap_exponent")
     assert "at low bound" not in fit_report(fit)  # the synthetic rows' exponent is interior
-    row["bound"] = "low"  # as a user's rows sent it
+    row["bound"], row["fitted"] = "low", row["low"]  # as a user's rows sent it
     line = next(line for line in fit_report(fit).splitlines() if line.startswith("overlap_exponent"))
     assert line.endswith("at low bound: --fix overlap_exponent holds it at its sourced start, as vllm.yaml's fit does"), line
+    # qa435: within 1% of its range of the bound, a value shown otherwise is near it, not at it (0.8 us of 0-100)
+    row["fitted"] = row["low"] + 0.008 * (row["high"] - row["low"])
+    line = next(line for line in fit_report(fit).splitlines() if line.startswith("overlap_exponent"))
+    assert " near low bound: --fix overlap_exponent" in line and " at low bound" not in line, line
     row["fixed"] = True
     assert "--fix overlap_exponent holds" not in fit_report(fit)
 

@@ -1986,6 +1986,19 @@ def test_a_fleet_for_a_number_of_users_is_priced_by_its_replicas_not_by_its_cost
     assert fleet_picks(tie, 50, 1)["plain"]["row"]["batch"] == 20 and fleet_picks(tie, 50, 1)["plain"]["usd_per_hour"] == 7.2
 
 
+def test_fleets_of_one_rent_and_devices_go_to_the_faster_row_not_to_the_cheaper_per_token_at_its_own_batch():
+    """qa434: for 20 users at 30 tokens/s, one replica of either row serves them at $4.32 an hour on one device (rents
+    1.0 x 60 x 20 x 0.0036 and 0.75 x 40 x 40 x 0.0036); batch 40 is the cheaper a token at its own batch, but its
+    users get 40 tokens/s where batch 20's get 60 for the same dollars: 60's is the fleet."""
+    from roofline.frontier import fleet_picks
+
+    df = _rows((60, 1.0, True, "none", 0, None, 20), (40, 0.75, True, "none", 0, None, 40))
+    df["tokens_per_s"] = df["tokens_per_s_per_user"] * df["batch"]
+    fleet = fleet_picks(df, 30, 20)["plain"]
+    assert fleet["usd_per_hour"] == pytest.approx(4.32) and fleet["replicas"] == 1 and fleet["devices"] == 1
+    assert fleet["row"]["batch"] == 20 and fleet["row"]["tokens_per_s_per_user"] == 60
+
+
 @pytest.mark.slow
 def test_cheapest_users_prints_the_fleet_and_what_the_per_token_pick_would_need(tmp_path, roofline):
     """The command's --users: each kind's fleet, its replicas, devices and dollars an hour, and where the pick by cost
