@@ -47,8 +47,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 421 and df["source_id"].nunique() == 37
-    assert (df["split"] == "fit").sum() == 340 and (df["split"] == "heldout").sum() == 81
+    assert len(df) == 433 and df["source_id"].nunique() == 39
+    assert (df["split"] == "fit").sum() == 349 and (df["split"] == "heldout").sum() == 84
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
