@@ -165,6 +165,18 @@ def ridge_points(ops: pd.DataFrame) -> pd.Series:
     return first["compute_ceiling_flops_per_s"] / first["memory_ceiling_bytes_per_s"]
 
 
+def ridge_named(ops: pd.DataFrame) -> str:
+    """Whose ridge points ridge_points gives, where not the MLP's bf16 GEMMs: ' of the routed experts' fp8 GEMMs' (qa441:
+    DeepSeek-V3's fp8 experts' ridges, 354 on H200, unnamed in brackets beside a sentence on its attention's bf16 ridge,
+    194), '' for a dense bf16 model's MLP."""
+    experts = (ops["operator"] == "experts").any()
+    main = ops[ops["operator"] == ("experts" if experts else "mlp")]
+    dtypes = list(dict.fromkeys(main["compute_dtype"].astype(str))) if "compute_dtype" in main and len(main) else []
+    if not experts and dtypes in ([], ["bf16"]):
+        return ""
+    return f" of the {'routed experts' if experts else 'MLP'}' {'/'.join(dtypes) or 'main'} GEMMs"
+
+
 # ---------------------------------------------------------------- the nine questions
 
 RATES_KEY = -1.0  # an alpha no row has, standing for NaN (per-position rates or a tree) where a groupby key needs a value
@@ -569,7 +581,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         (opening + f"at no batch ({tree_depth if meta.get('tree_nodes') else f'at any k swept, {_k_range(df)}'}): "
          + _list([part.removeprefix("not at all on ") for part in said]) + ". " if nowhere else
          opening + f"({tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}"
-         f", derated ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
+         f", derated ridge points{ridge_named(ops)} in FLOP/B in brackets: {_ridge_order(rho, free)}"
          f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
         + (ridge_why(meta) if np.isfinite(rho) and rho > 0 else "")
         + _dips_text(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
@@ -591,11 +603,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            f"optimistic from batch "
            f"{OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
-        + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
-           "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "
-           "for 128 heads, as under attention data parallelism), near the derated ridge of today's GPUs (above some, below "
-           "others: `roofline hw show`), and a verify pass's k + 1 queries a sequence read each entry once, k + 1 times "
-           "that: the pass's attention compute-bound, so there a longer context narrows the margin instead." if mla else "")
+        + "".join(mla_attention_text(m, ops, meta) for m in mla)
     )
     cells = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)]
     # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')
@@ -609,6 +617,54 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     short = (f"{lead} at no batch that fits." if nowhere else  # read as vLLM's break-even)
              f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}{moved}.")
     return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method}, short)
+
+
+def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict) -> str:
+    """' For DeepSeek-V3 that holds only while ...': whether the longer-context rule holds for an MLA model, read from the
+    operators table's verify pass (q = the largest k swept + 1) at its largest batch, per device, layout and KV dtype:
+
+        intensity = attention FLOPs / attention bytes      ridge = its compute ceiling / its memory ceiling
+
+    MLA's absorbed attention does about 2 (576 + 512) FLOP per latent-cache entry and head of a device for each query, 576
+    bytes an entry in fp8 (1,152 in bf16): 3.8 FLOP/B a head in fp8, 1.9 in bf16, times the heads a device holds (128
+    under attention data parallelism, 128 / tp under tensor parallelism), times the k + 1 queries a sequence (qa441: a
+    fixed sentence said 'about 240, near the ridge of today's GPUs' where fp8 doubles it past every ridge and tp 8 divides
+    it below every one). Compute-bound, a longer context narrows the margin instead; memory-bound, the rule holds."""
+    a = ops[(ops["model"].astype(str) == model) & (ops["operator"] == "attention")]
+    if not (a["pass"] == "verify").any():
+        return ""
+    keys = ["hardware", *[c for c in (*LAYOUT_KEYS, "kv_dtype") if c in a]]
+    a = a.assign(intensity=a["flops"] / a["bytes"], ridge=a["compute_ceiling_flops_per_s"] / a["memory_ceiling_bytes_per_s"])
+    decode = a[a["pass"] == "decode"].sort_values("batch", kind="stable").groupby(keys, sort=False).tail(1)
+    last = a[a["pass"] == "verify"].sort_values("batch", kind="stable").groupby(keys, sort=False).tail(1)
+    several = last[[c for c in keys if c != "hardware"]].drop_duplicates().shape[0] > 1
+
+    def named(rows: pd.DataFrame) -> list[str]:
+        return [f"{_hw(meta, r['hardware'])} (" + (f"{_layout_text(r)}, {r['kv_dtype']} KV cache: " if several else "")
+                + f"{_n(r['ridge'])})" for _, r in rows.iterrows()]
+
+    def span(values: pd.Series) -> str:
+        lo, hi = _n(values.min()), _n(values.max())
+        return lo if lo == hi else f"{lo}-{hi}"
+
+    q = int(last["q"].iloc[0])
+    above, below = last[last["compute_bound"].astype(bool)], last[~last["compute_bound"].astype(bool)]
+    what = (f"its attention does {span(decode['intensity'])} FLOP/B in a decode step (MLA's absorbed attention: about 3.8 "
+            "FLOP a byte of an fp8 latent cache for each head on a device, 1.9 of a bf16 one) and, in a verify pass of "
+            f"{q} tokens a sequence, whose queries share each read of the cache,")
+    who = _model(meta, model)
+    if not len(below):
+        return (f" For {who} that holds only while its attention stays memory-bound, and here it does not: {what} "
+                f"{span(above['intensity'])} FLOP/B, above its derated ridge on every device swept ({', '.join(named(above))} "
+                "FLOP/B): compute-bound, so there a longer context narrows the margin instead.")
+    if not len(above):
+        return (f" For {who} it holds here: {what} {span(below['intensity'])} FLOP/B, below its derated ridge on "
+                f"every device swept ({', '.join(named(below))} FLOP/B): memory-bound (more heads on a device, as under "
+                "attention data parallelism, or an fp8 cache can take it past the ridge, where a longer context narrows "
+                "the margin instead).")
+    return (f" For {who} it holds where its attention stays memory-bound: {what} {span(last['intensity'])} FLOP/B, "
+            f"above its derated ridge on {_list(named(above))} FLOP/B (compute-bound: there a longer context narrows the "
+            f"margin instead) and below it on {_list(named(below))} FLOP/B.")
 
 
 def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> str:

@@ -2191,14 +2191,14 @@ def check_table(df: pd.DataFrame, where: str) -> None:
                             f"{', '.join(map(str, df.columns[:8]))}{' ...' if len(df.columns) > 8 else ''}")
     numeric = [c for c in (*REQUIRED, *BASELINE, "alpha", "devices", "dp_attention", "ep", "pp", "step_time_s", "verify_time_s",
                            "shared_prefix", "baseline_max_batch",  # qa137: read as numbers, unchecked
-                           "tokens_per_s_per_device") if c in df
+                           "tokens_per_s_per_device", "tokens_per_s") if c in df  # qa440: text read as a rent
                and c not in ("method", "hardware", "model", "engine")]
     check_numeric(df, tuple(numeric), where)
     if df["fits_in_memory"].isna().any():
         line = f" (line {int(df.index[df['fits_in_memory'].isna()][0]) + 2})" if where.endswith(".csv") else ""
         raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")
     _check_counts(df, where)
-    for column in (SPEED, COST, "tokens_per_s_per_device", "baseline_tokens_per_s_per_user",
+    for column in (SPEED, COST, "tokens_per_s", "tokens_per_s_per_device", "baseline_tokens_per_s_per_user",
                    "baseline_cost_usd_per_million_tokens"):  # figures: above 0; a cost may be blank (a device without a
         if column in df:  # price), a speed not (qa408: a blank speed was a row dropped in silence, the pick changed)
             values = pd.to_numeric(df[column], errors="coerce")

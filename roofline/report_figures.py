@@ -224,7 +224,7 @@ def _spec_color(df: pd.DataFrame):
 
 
 def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import TIE, alpha_values, break_even_table, ridge_points, same_alpha
+    from roofline.findings import TIE, alpha_values, break_even_table, ridge_named, ridge_points, same_alpha
 
     table = break_even_table(df)
     table = table[table["context"] == table["context"].min()]  # the smallest context, as the finding's first sentence
@@ -277,7 +277,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
         ax.set_title(_alpha_label(a, meta))
-        ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
+        ax.set_xlabel(f"GPU, by derated ridge point{ridge_named(ops)} (FLOP/B)")
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
     axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label=("≥: a lower bound (the largest\nswept batch "

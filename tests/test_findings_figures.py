@@ -192,3 +192,39 @@ def test_the_break_even_finding_at_an_18k_context_and_one_gpu(tmp_path):
     later = re.search(r"still pays at the largest batch that fits or was swept on 1 of 1 at α = 0.9 \(([^)]*)\)", f.text)
     assert later, f.text
     assert not re.search(r"(\d\.\d\d)-\1×", later[1]), later[1]  # never '1.23-1.23×'
+
+
+def _mla_ops(rows):
+    """An operators table of attention rows: (hardware, tp, dp_attention, pass, flops, bytes, compute ceiling, memory
+    ceiling, compute_bound) at one batch."""
+    return pd.DataFrame([{"model": "deepseek-v3", "operator": "attention", "hardware": h, "tp": tp, "dp_attention": dp,
+                          "ep": 8, "pp": 1, "kv_dtype": "fp8", "pass": p, "batch": 64, "q": 1.0 if p == "decode" else 4.0,
+                          "flops": f, "bytes": b, "compute_ceiling_flops_per_s": c, "memory_ceiling_bytes_per_s": m,
+                          "compute_bound": f / b > c / m} for h, tp, dp, p, f, b, c, m in rows])
+
+
+def test_the_mla_sentence_reads_its_attention_against_each_devices_ridge():
+    """qa441: a fixed sentence said MLA's attention does 'about 240' FLOP/B, 'near the ridge (above some, below others)',
+    where an fp8 cache doubles it past every ridge (476.5 at dp-attention 8) and tp 8 divides it below every one (30):
+    the finding reads the verify pass's FLOP/B (flops / bytes) against each device's ridge (ceilings' ratio)."""
+    from roofline.findings import mla_attention_text
+
+    meta = {"display_names": {}}
+    # dp-attention 8, fp8: decode 480 FLOP/B, verify 1,600, ridges 200 and 250: compute-bound on both
+    high = _mla_ops([(h, 1, 8, p, f, 1e9, c, 1e12) for h, c in (("h200", 200e12), ("b200", 250e12))
+                     for p, f in (("decode", 480e9), ("verify", 1600e9))])
+    text = mla_attention_text("deepseek-v3", high, meta)
+    assert "480 FLOP/B in a decode step" in text and "1,600 FLOP/B, above its derated ridge on every device" in text, text
+    assert "(200), " in text and "(250) FLOP/B" in text and "narrows the margin instead" in text, text
+    # tp 8: decode 30, verify 120, below both ridges: the rule holds
+    low = _mla_ops([(h, 8, 1, p, f, 1e9, c, 1e12) for h, c in (("h200", 200e12), ("b200", 250e12))
+                    for p, f in (("decode", 30e9), ("verify", 120e9))])
+    text = mla_attention_text("deepseek-v3", low, meta)
+    assert text.startswith(" For ") and " it holds here: " in text and "120 FLOP/B, below its derated ridge on every" in text, text
+    # both layouts: each device and layout said on its side of the ridge
+    text = mla_attention_text("deepseek-v3", pd.concat([high, low]), meta)
+    above, below = text.split(" and below it on ")
+    assert above.count("dp-attention 8") == 2 and "tp 8" not in above and below.count("tp 8") == 2, text
+    assert "30.0-480 FLOP/B in a decode step" in text and "120-1,600 FLOP/B, above" in text, text
+    # a model without verify rows (no speculation swept) says nothing
+    assert mla_attention_text("deepseek-v3", high[high["pass"] == "decode"], meta) == ""

@@ -1986,6 +1986,22 @@ def test_a_fleet_for_a_number_of_users_is_priced_by_its_replicas_not_by_its_cost
     assert fleet_picks(tie, 50, 1)["plain"]["row"]["batch"] == 20 and fleet_picks(tie, 50, 1)["plain"]["usd_per_hour"] == 7.2
 
 
+def test_a_table_whose_throughput_is_not_a_positive_number_is_refused_in_one_line():
+    """qa440: tokens_per_s, which prices a fleet's rent, was read unchecked (a -1 or a word in it taken)."""
+    from roofline.errors import RooflineError
+    from roofline.frontier import check_table
+
+    df = _rows((60, 1.0, True, "none", 0, None, 20), (40, 0.75, True, "none", 0, None, 40)).assign(alpha=np.nan)
+    df["tokens_per_s"] = [1200.0, -1.0]
+    with pytest.raises(RooflineError, match=r"^t: tokens_per_s: expected a number above 0 up to 1e\+15, found -1"):
+        check_table(df, "t")
+    df["tokens_per_s"] = [1200.0, "many"]
+    with pytest.raises(RooflineError, match=r"^t: tokens_per_s: "):
+        check_table(df, "t")
+    df["tokens_per_s"] = [1200.0, 1600.0]
+    check_table(df, "t")
+
+
 def test_fleets_of_one_rent_and_devices_go_to_the_faster_row_not_to_the_cheaper_per_token_at_its_own_batch():
     """qa434: for 20 users at 30 tokens/s, one replica of either row serves them at $4.32 an hour on one device (rents
     1.0 x 60 x 20 x 0.0036 and 0.75 x 40 x 40 x 0.0036); batch 40 is the cheaper a token at its own batch, but its

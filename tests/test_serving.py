@@ -1360,6 +1360,26 @@ def test_a_shipped_profile_priced_with_an_engines_costs_has_its_known_misses_sai
     assert not any("vllm-v0" in w for w in sg["warnings"])
 
 
+def test_an_engine_changed_in_code_is_not_said_to_share_the_costs_of_its_files_kin():
+    """qa440: vllm with 3x its host work a sequence (dataclasses.replace, which keeps the file's path) was told vllm-v0's
+    miss on MI300X as 'priced with vllm-hosty's costs, so the same prediction as here': vllm-v0 takes the vllm file's
+    costs, and its step there is 41% shorter. A changed engine shares nobody's costs; vllm itself, and resolved for a
+    device, still does."""
+    import dataclasses
+
+    import roofline
+    from roofline.serving import cost_sharers, load_engine
+
+    vllm = load_engine("vllm")
+    hosty = dataclasses.replace(vllm, name="vllm-hosty", host_per_sequence_s=3 * vllm.host_per_sequence_s)
+    assert cost_sharers(hosty) == [] and cost_sharers(hosty.for_hardware("mi300x")) == []
+    assert [e.name for e, _ in cost_sharers(vllm.for_hardware("mi300x"))] == ["vllm-v0"]
+    mine, v0 = (roofline.predict("mi300x", "llama-3.1-8b", 64, engine=e) for e in (hosty, "vllm-v0"))
+    assert mine["step_time_s"] > 1.5 * v0["step_time_s"]  # not the same prediction (18.97 ms against 11.19)
+    assert any("so the same prediction as here" in w for w in roofline.predict("mi300x", "llama-3.1-8b", 64)["warnings"])
+    assert not any("so the same prediction as here" in w for w in mine["warnings"]), mine["warnings"]
+
+
 def test_what_an_engine_holds_before_it_measures_its_share_is_a_context_not_a_devices_memory(tmp_path):
     """qa369: memory_before_share=1000 GiB was taken, and predict printed 'sglang's 0.835 of -988 GB'."""
     import dataclasses
