@@ -88,7 +88,9 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
 Deliberately ignored: biases, attention sinks, softmax exponent cost, the compressors of compressed attention and
-an indexer's query projection (their weights, about 0.5B in DeepSeek-V4-Flash), KV re-reads inside a long prefill (flash attention reads KV once per query tile; counted once).
+an indexer's query projection (their weights, about 0.5B in DeepSeek-V4-Flash), KV re-reads inside a long prefill (flash attention reads KV once per query tile; counted once),
+the norms' own weights read each pass (held in memory with the attention weights; `norms` moves the residual stream
+alone: 0.53 MB of Llama-3.1-8B's 15.2 GB a decode step, 0.0035%; qa440).
 """
 
 from __future__ import annotations
