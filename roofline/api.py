@@ -607,6 +607,8 @@ def predict(
     `warnings` lists what the caller must know (does not fit in memory, ...). Bad input raises RooflineError.
     """
     where = _CALLER.get()
+    # a layout degree given as an array: the hint batch's gives (qa440: 'tp: expected an integer in 1..4096, found [2]')
+    tp, dp_attention, ep, pp = (_one(v, n, where, "one integer") for v, n in ((tp, "tp"), (dp_attention, "dp_attention"), (ep, "ep"), (pp, "pp")))
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     if method is not None and (not isinstance(method, str) or method_name(method) not in METHODS):  # as given (qa220);
         raise unknown_method(where, method)  # pd.NA, a numpy array, a Series: one line (qa218)

@@ -1821,3 +1821,13 @@ def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
     c = roofline.predict("h100-sxm", "qwen3-30b-a3b", batch=16, tp=2, dp_attention=2, ep=4)["tp_collectives"]
     assert c["count"] == 96 and c["sequence_parallel_moe"] == {"kind": "all_gather", "count": 48}
     assert c["allreduce_message_bytes"] == 8 * 2048 * 2
+
+
+def test_a_layout_degree_given_as_an_array_says_to_sweep_it():
+    """qa440: predict(tp=np.array([2])) said 'expected an integer in 1..4096, found [2]', without the hint batch's
+    refusal gives; one integer, a numpy one or a 0-d array, is still taken."""
+    for name, value in (("tp", np.array([2])), ("ep", [2]), ("pp", (2,)), ("dp_attention", pd.Series([2]))):
+        with pytest.raises(RooflineError, match=rf"^predict: {name}: expected one integer \(use roofline.sweep for arrays\), found \[2\]$"):
+            roofline.predict("h100-sxm", "llama-3.1-8b", 1, **{name: value})
+    assert roofline.predict("h100-sxm", "llama-3.1-70b", 1, tp=np.array(2))["step_time_s"] == roofline.predict(
+        "h100-sxm", "llama-3.1-70b", 1, tp=np.int64(2))["step_time_s"] == roofline.predict("h100-sxm", "llama-3.1-70b", 1, tp=2)["step_time_s"]
