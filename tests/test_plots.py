@@ -1572,17 +1572,18 @@ def test_the_best_k_subtitle_says_both_where_one_panels_reversal_is_a_tie_and_an
     """qa333: 'a line that steps back and forth does so between k within 1%' was said of a whole figure whose ideal TP 8
     panel stepped 1 -> 4 at 8% apart; the first panels hold a near tie, the last none (qa335: a figure-level check)."""
     data = {"name": "t", "hardware": "h200", "model": "deepseek-v3", "engine": ["sglang", "ideal"], "method": "mtp",
-            "layouts": [{"tp": 8}, {"tp": 1, "dp_attention": 8, "ep": 8}], "acceptance": [0.85, 0.63],
+            "layouts": [{"tp": 8}, {"tp": 1, "dp_attention": 8, "ep": 8}], "acceptance": [0.85, 0.65],
             "axes": {"batch": [1, 2, 4, 8, 16, 32, 64], "context": [4096], "k": [0, 1, 2, 3, 4]}}
+    # (rates 0.85, 0.63 until session 68's refit of sglang, after which no line there stepped back and forth)
     sc, configs, df, ops = _tables(data)
     from roofline.grid import scenario_meta
 
     meta = {**META, **scenario_meta(sc, configs, len(df))}
     title = _figure("best_k_vs_batch", df, ops, meta)._suptitle.get_text().replace("\n", " ")
     # each named by its panel's own values (qa428: 'some lines' unnamed)
-    assert ("some lines (engine sglang, TP 8: per-position rates 0.85, 0.63) step back and forth between k within 1% of each "
-            "other in speedup, others (engine ideal, TP 8: per-position rates 0.85, 0.63) between k that differ more") in title, title
-    tie_only = df[(df["engine"] == "sglang") & (df["tp"] == 8)]  # its k 3 -> 2 -> 3 within 1%
+    assert ("some lines (engine sglang, TP 8: per-position rates 0.85, 0.65) step back and forth between k within 1% of each "
+            "other in speedup, others (engine ideal, TP 8: per-position rates 0.85, 0.65) between k that differ more") in title, title
+    tie_only = df[(df["engine"] == "sglang") & (df["tp"] == 8)]  # its steps back and forth within 1%
     title = _figure("best_k_vs_batch", tie_only, ops, meta)._suptitle.get_text().replace("\n", " ")
     assert "a line that steps back and forth does so between k within 1% of each other in speedup" in title, title
 
