@@ -105,7 +105,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         return f"the weights and {engine.name}'s {f:g} of what {memory} leaves beside them{less}"
     at = f" at {dep.devices} device{'s' if dep.devices > 1 else ''}" if engine.memory_fraction_by_devices else ""
     if held_bytes and reserve_bytes >= f * hw.engine_mem_bytes:  # (qa402: 'sglang's -1.373, the share it logs')
-        return (f"no memory left: the layout's reserve, {format_si(reserve_bytes, 'B')}, is more than {engine.name}'s {f:g} "
+        return (f"no memory left: the layout's reserve, {format_si(reserve_bytes, 'B')}, is at least {engine.name}'s {f:g} "
                 f"of {format_si(hw.engine_mem_bytes, 'B')} (a server of this layout is given a larger share: `roofline "
                 f"engines new NAME --from {engine.name} --set memory_fraction=...`)")
     if held_bytes and reserve_bytes > 0:  # (f - R / M) of M - C: the share such an engine logs (qa369: SGLang's 0.824 at tp 8 said

@@ -2354,7 +2354,8 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
                 f", memory holding {cap:,} plain and {spec_cap:,} with speculation")
         text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain}'} and "
                 f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}" + (f", {capped} raised" if capped else "")
-                + (held if cap > max(b_plain, b_spec) else ""))
+                + (held if cap > b_plain or spec_cap > b_spec else ""))  # (qa441: plain at 64, its cap, beside speculation
+        # at 32, capped at 63, said no cap)
         costs = [p["baseline_cost_usd_per_million_tokens"], sp["cost_usd_per_million_tokens"]]
         text += (f" (${_n(costs[0])} and ${_n(costs[1])} per million tokens)" if all(np.isfinite(costs)) else
                  f" (${_n(costs[0])} per million tokens plain; the drafter's device has no price)" if np.isfinite(costs[0]) else

@@ -163,13 +163,28 @@ def tau_from_rates(rates, k):
     return cumulative[k.astype(np.int64)]
 
 
+def _check_leviathan(where: str, alpha, k, cost, cost_name: str) -> None:
+    """One line where an input of Leviathan's closed forms lies outside them: alpha in [0, 1], k a whole number >= 0, the
+    draft's cost >= 0 (qa440: alpha 1.5 gave a speedup of 9.4, k = -1 a speedup of 0)."""
+    for name, value, ok, expected in (
+            ("alpha", alpha, lambda v: (v >= 0) & (v <= 1), "acceptance rates in [0, 1]"),
+            ("k", k, lambda v: (v >= 0) & (v % 1 == 0), "whole numbers of draft tokens, 0 or more"),
+            (cost_name, cost, lambda v: v >= 0, "costs of 0 or more (a draft step over a target step)")):
+        v = np.asarray(value, dtype=float)
+        bad = ~ok(v)
+        if np.any(bad):
+            raise RooflineError(f"{where}: {name}: expected {expected}, found {shown_value(v[bad].flat[0].item())}")
+
+
 def leviathan_speedup(alpha, k, c):
     """Walltime improvement with verification costing one target step: (1 - a^(k+1)) / ((1 - a)(k c + 1))."""
+    _check_leviathan("leviathan_speedup", alpha, k, c, "c")
     return tau_scalar_alpha(alpha, k) / (np.asarray(k) * np.asarray(c) + 1.0)
 
 
 def leviathan_ops_factor(alpha, k, c_hat):
     """Arithmetic operations per token relative to plain decoding: (1 - a)(k c_hat + k + 1) / (1 - a^(k+1))."""
+    _check_leviathan("leviathan_ops_factor", alpha, k, c_hat, "c_hat")
     return (np.asarray(k) * np.asarray(c_hat) + np.asarray(k) + 1.0) / tau_scalar_alpha(alpha, k)
 
 

@@ -275,7 +275,7 @@ def test_a_reserve_above_the_engines_share_is_said_as_no_memory_not_a_negative_s
     p = roofline.predict("h100-sxm", "deepseek-v3", 2048, 1024, tp=4, dp_attention=64, ep=256, engine="sglang")
     assert not p["fits_in_memory"] and p["usable_memory_bytes"] == 0
     assert p["usable_memory_text"].startswith("no memory left: the layout's reserve, ") and "-1." not in p["usable_memory_text"]
-    assert "is more than sglang's 0.835 of 85.5 GB" in p["usable_memory_text"] and "--set memory_fraction=" in p["usable_memory_text"]
+    assert "is at least sglang's 0.835 of 85.5 GB" in p["usable_memory_text"] and "--set memory_fraction=" in p["usable_memory_text"]
 
 
 @pytest.mark.slow

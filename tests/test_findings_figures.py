@@ -47,15 +47,18 @@ def _h100_cap() -> int:
 
 def test_the_hardware_comparison_at_exactly_the_batch_memory_holds(tmp_path):
     """Swept at batch 1 and at exactly the largest batch plain decoding fits on the H100 (`cap`): the comparison says
-    plain decoding's batch where speculation's is another (the drafter does not fit at `cap`), and says no 'memory
-    holding' more where the swept batch IS the most memory holds."""
+    plain decoding's batch where speculation's is another (the drafter does not fit at `cap`), and the caps that part
+    them (qa441: unsaid where plain's swept batch was its cap); no 'memory holding' where each swept batch IS the most
+    memory holds."""
     cap = _h100_cap()
     r, f = _generic(tmp_path / "spec", f"name: cmp\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
                                         f"axes: {{batch: [1, {cap}], context: [2048], k: [0, 2], alpha: [0.8]}}\n")
     h100 = re.search(r"1 × H100 SXM5: [^;]*", f.text).group(0)
     plain = r.df[(r.df["hardware"] == "h100-sxm") & (r.df["batch"] == cap)].iloc[0]
     assert h100.startswith(f"1 × H100 SXM5: {_n(plain['baseline_tokens_per_s'])} tokens/s plain at batch {cap} and "), h100
-    assert "with speculation at batch 1" in h100 and "memory holding" not in h100, h100
+    spec_cap = int(r.df[(r.df["hardware"] == "h100-sxm") & (r.df["k"] == 2)]["max_batch"].min())
+    assert spec_cap < cap and h100.endswith(f"with speculation at batch 1, memory holding {cap} plain and {spec_cap} with "
+                                            "speculation ($" + h100.split("($")[1]), h100
     _, f = _generic(tmp_path / "plain", f"name: cmpplain\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\n"
                                         f"axes: {{batch: [1, {cap}], context: [2048]}}\n")
     assert f"1 × H100 SXM5: {_n(plain['baseline_tokens_per_s'])} tokens/s at batch {cap} ($" in f.text, f.text
@@ -228,3 +231,16 @@ def test_the_mla_sentence_reads_its_attention_against_each_devices_ridge():
     assert "30.0-480 FLOP/B in a decode step" in text and "120-1,600 FLOP/B, above" in text, text
     # a model without verify rows (no speculation swept) says nothing
     assert mla_attention_text("deepseek-v3", high[high["pass"] == "decode"], meta) == ""
+
+
+def test_the_largest_fit_clause_says_memory_where_plain_fills_it_and_speculation_stops_a_swept_batch_short(tmp_path):
+    """qa441: Llama 3.1 70B fp8 at a 128k context on 8 MI300X holds 64 plain and 63 with the EAGLE head: plain at batch
+    64 (its cap exactly) beside speculation at batch 32 was said without the caps that part them."""
+    r, f = _generic(tmp_path, "name: t441\nhardware: [mi300x, h200]\nmodel: llama-3.1-70b\nmethod: eagle\ntp: 8\n"
+                              "weight_dtype: fp8\nkv_dtype: fp8\n"
+                              "axes: {batch: [16, 32, 64], context: [131072], k: [0, 3], alpha: [0.8]}\n")
+    mi = r.df[r.df["hardware"] == "mi300x"]
+    plain_cap, spec_cap = int(mi["baseline_max_batch"].min()), int(mi["max_batch"].min())
+    assert (plain_cap, spec_cap) == (64, 63)
+    assert (f"at batch 64 and {_n(float(mi[(mi['batch'] == 32) & (mi['k'] == 3)]['tokens_per_s'].iloc[0]))} with speculation "
+            f"at batch 32, memory holding 64 plain and 63 with speculation") in f.text, f.text

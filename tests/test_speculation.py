@@ -1008,3 +1008,18 @@ def test_leviathan_table_1_comes_out_of_the_whole_prediction_with_a_drafter_that
     base = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")
     assert speed * 0.99 <= spec["speedup"] <= speed + 0.005, spec["speedup"]
     assert spec["flops_per_token"] / base["flops"] == pytest.approx(ops, rel=0.015)
+
+
+def test_leviathans_closed_forms_refuse_inputs_outside_them_in_one_line():
+    """qa440: the lower-level closed forms took alpha 1.5 (a speedup of 9.4) and k = -1 (0.0) where predict refuses both;
+    inside their domain they still broadcast, and alpha = 1 accepts every draft: k + 1 tokens an iteration."""
+    with pytest.raises(RooflineError, match=r"^leviathan_speedup: alpha: expected acceptance rates in \[0, 1\], found 1.5$"):
+        leviathan_speedup(1.5, 4, 0.1)
+    with pytest.raises(RooflineError, match=r"^leviathan_speedup: k: expected whole numbers of draft tokens, 0 or more"):
+        leviathan_speedup(0.8, -1, 0.1)
+    with pytest.raises(RooflineError, match=r"^leviathan_ops_factor: c_hat: expected costs of 0 or more"):
+        leviathan_ops_factor(0.8, 4, -1.0)
+    with pytest.raises(RooflineError, match=r"^leviathan_speedup: alpha: .* found 1.2$"):
+        leviathan_speedup(np.array([0.5, 1.2]), 2, 0.1)
+    assert float(leviathan_speedup(1.0, 3, 0.0)) == pytest.approx(4.0)
+    assert leviathan_speedup(np.array([0.6, 0.8]), np.array([2, 4]), 0.0) == pytest.approx([1.96, 3.3616])
