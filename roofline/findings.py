@@ -875,8 +875,10 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            if len(spec) and set(spec["method"]) == {"eagle"} and (spec["speedup"] >= 1.01).any() else "")  # qa135, qa137
     )
     edge = int(b_best["batch"]) == int(base["batch"].max()) < int(df["batch"].max())  # as peak() says it
+    cap = int(b_best["baseline_max_batch"]) if "baseline_max_batch" in b_best.index else 0
     best = (f"plain batching's {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,} (the largest "
-            "swept; more fit)" if edge else  # (qa398: a lower bound said 'reached')
+            "swept that fits" + (f"; memory holds {cap:,})" if cap > int(b_best["batch"]) else ")") if edge else  # (qa398: a lower
+            # bound said 'reached'; qa445: 'the largest swept; more fit' where 1,024 and 2,048 were swept and did not fit)
             f"plain batching's best, {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,}")
     passes = m is not None and edge and m["tokens_per_s"] > b_best["baseline_tokens_per_s"] * 1.005  # (qa397: at a tie)
     short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation ({METHOD_NAMES.get(m['method'], m['method'])} at "

@@ -274,7 +274,8 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     under which that panel has one ('TP: the first that fits, per panel', the value then in each panel's title); else the
     first value. What fits: the rows of `fitting` (default: the rows of `df` whose fits_in_memory is true, when it has
     that column; none given and no such column: the first value, as if everything fitted), less those at a layout
-    meta's `refused` names (no setup of its engine runs it: plot_jobs.refused_meta)."""
+    meta's `refused` names (no setup of its engine runs it: plot_jobs.refused_meta). A panel where nothing fits beside one
+    of the same device and context (another model or layout) where something does is left out, and said."""
     groups = len(df[list(by)].drop_duplicates())  # a column that only follows the model (expert_dtype) splits no panel
     extras = tuple(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
                    and len(df[[*by, c]].drop_duplicates()) > groups)
@@ -351,6 +352,18 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                              f"{_axis_name(axis)} that fits, per panel")
             else:
                 notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
+    if fitting is not None and not headline_first and "hardware" in by:
+        # a panel where nothing fits beside one of the same device where something does: left out, said (qa441: DeepSeek-V3
+        # at DP-attention 8 drawn empty on H100 beside Llama 3.1 70B at TP 8 there, the model chosen per device and
+        # layout before the layout per device and model)
+        # panels of one device that differ by model or layout alone (a context's panel where nothing fits says so)
+        loose = tuple(i for i, c in enumerate(by) if c == "model" or c in LAYOUT_DEGREES)
+        empty = [key for key in keys if key not in fits
+                 and any(other in fits and _without(other, loose) == _without(key, loose) for other in keys)]
+        if empty:
+            keys = [key for key in keys if key not in empty]
+            notes.append(", ".join(dict.fromkeys(_empty_panel_label(meta, by, key) for key in empty))
+                         + " not drawn (nothing fits there; the device is drawn where something does)")
     if len(keys) > most:
         named = [axis for axis in by if len({key[by.index(axis)] for key in keys}) > 1]
         notes.append(f"first {most} of {len(keys)} panels ({' x '.join(_axis_name(axis) for axis in named) or 'hardware'})")
@@ -360,6 +373,17 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
         order = {key: i for i, key in enumerate(unordered[list(by)].drop_duplicates().itertuples(index=False, name=None))}
         keys = sorted(keys, key=lambda key: order.get(key, len(order)))  # 128k, 4k, 16k, 64k)
     return by, keys, ", ".join(notes)
+
+
+def _empty_panel_label(meta: dict, by: tuple, key: tuple) -> str:
+    """'DeepSeek-V3 on NVIDIA H100 SXM5 80GB (TP 1, DP-attention 8, EP 8)': a panel a figure leaves out, by its model,
+    device and layout where the sweep has them."""
+    value = dict(zip(by, key))
+    text = _name(meta, "hardware", value["hardware"])
+    if "model" in value:
+        text = f"{_name(meta, 'model', value['model'])} on {text}"
+    layout = tuple(a for a in LAYOUT_DEGREES if a in value)
+    return text + (f" ({_layout_value_label(meta, layout, tuple(value[a] for a in layout))})" if layout else "")
 
 
 def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[int, ...], axis: tuple, left: list,

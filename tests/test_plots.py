@@ -2111,3 +2111,27 @@ def test_the_best_k_title_names_three_lines_and_a_step_back_to_a_k_that_does_not
     fit = sub[sub["fits_in_memory"]]
     best = fit.sort_values("speedup").drop_duplicates("batch", keep="last").assign(best_k=lambda d: d["k"]).sort_values("batch")
     assert list(best["best_k"]) == [4, 3, 4, 3] and _switches_between_near_ties(sub, best) == ([], [])
+
+
+@pytest.mark.slow
+def test_a_panel_where_nothing_fits_is_left_out_where_its_device_is_drawn_with_something_that_does():
+    """qa441: DeepSeek-V3 and Llama 3.1 70B over layouts [dp-attention 8 + ep 8, tp 8] on H200 and H100: the model was
+    chosen per (device, layout) and then the layout per (device, model), leaving DeepSeek-V3 at dp-attention 8 on 8 H100
+    (80 GB each: it fits nowhere there) drawn empty beside Llama's panel on H100. It is left out and said; a device where
+    nothing fits at all keeps its empty panel."""
+    from roofline import plots
+
+    data = {"name": "t", "hardware": ["h200", "h100-sxm"], "model": ["deepseek-v3", "llama-3.1-70b"],
+            "method": {"deepseek-v3": "mtp", "llama-3.1-70b": "eagle"}, "weight_dtype": "fp8", "kv_dtype": "fp8",
+            "layouts": [{"dp_attention": 8, "ep": 8}, {"tp": 8}], "axes": {"batch": [1, 16], "context": [8192], "k": [0, 2], "alpha": [0.8]}}
+    sc, configs, df, ops = _tables(data)
+    h100 = df[(df["hardware"] == "h100-sxm") & (df["model"] == "deepseek-v3")]
+    assert len(h100) and not h100["fits_in_memory"].any()
+    by, keys, note = plots._panels(df, ("hardware", "model", "context"), META)
+    on_h100 = [key for key in keys if key[by.index("hardware")] == "h100-sxm"]
+    assert [key[by.index("model")] for key in on_h100] == ["llama-3.1-70b"], keys
+    assert ("on NVIDIA H100 SXM5 80GB (TP 1, DP-attention 8, EP 8), " in note
+            and "on NVIDIA H100 SXM5 80GB (TP 8) not drawn (nothing fits there" in note), note
+    # the same figure with DeepSeek-V3 alone: H100's empty panel stays, the device otherwise not drawn at all
+    by, keys, note = plots._panels(df[df["model"] == "deepseek-v3"], ("hardware", "model", "context"), META)
+    assert any(key[by.index("hardware")] == "h100-sxm" for key in keys) and "not drawn (nothing fits" not in note

@@ -641,10 +641,10 @@ def test_notes_on_the_tables_break_even_column_are_folded_below_the_warnings_a_f
     shown = md[md.index("Warnings from the sweep"):md.index("<details>")]
     assert "- a known miss of engine vllm: measured slower" in shown and "break_even_batch" not in shown
     folded = md[md.index("<details>"):md.index("</details>")]
-    assert "<summary>2 notes on the break_even_batch column of tables/be.csv (open)</summary>" in folded
+    assert "<summary>2 notes on the break_even_batch column of tables/be.csv (click to open)</summary>" in folded
     assert folded.count("- break_even_batch is") == 2
     page = _html([section], {}, 1.0, [])
-    assert '<details class="warnings"><summary>2 notes on the break_even_batch column of tables/be.csv (open)</summary>' in page
+    assert '<details class="warnings"><summary>2 notes on the break_even_batch column of tables/be.csv (click to open)</summary>' in page
     assert page.index("a known miss of engine vllm") < page.index("<details")
     only_notes = Section("be", "T", "Text.", None, "c", "d", warned[1:], "Short.")
     assert "Warnings from the sweep" not in _markdown([only_notes], 1.0, [])  # no empty list above the fold
