@@ -364,7 +364,7 @@ def _folders(profiles, where: str = "") -> tuple:
     return tuple(profiles)
 
 
-_ARRAYS = (list, tuple, np.ndarray, pd.Series, pd.Index, pd.api.extensions.ExtensionArray)  # a Categorical, pd.array too
+_ARRAYS = (list, tuple, range, np.ndarray, pd.Series, pd.Index, pd.api.extensions.ExtensionArray)  # a Categorical, pd.array too
 
 
 def _one(value, name: str, where: str, what: str):

@@ -170,11 +170,12 @@ def ridge_named(ops: pd.DataFrame) -> str:
     DeepSeek-V3's fp8 experts' ridges, 354 on H200, unnamed in brackets beside a sentence on its attention's bf16 ridge,
     194), '' for a dense bf16 model's MLP."""
     experts = (ops["operator"] == "experts").any()
-    main = ops[ops["operator"] == ("experts" if experts else "mlp")]
+    main = ops[ops["operator"] == ("experts" if experts else "mlp")].drop_duplicates("hardware")  # the rows ridge_points reads
     dtypes = list(dict.fromkeys(main["compute_dtype"].astype(str))) if "compute_dtype" in main and len(main) else []
     if not experts and dtypes in ([], ["bf16"]):
         return ""
-    return f" of the {'routed experts' if experts else 'MLP'}' {'/'.join(dtypes) or 'main'} GEMMs"
+    return f" of the {'routed experts' if experts else 'MLP'}' {'/'.join(dtypes) or 'main'} GEMMs" if experts else \
+        f" of the MLP's {'/'.join(dtypes) or 'main'} GEMMs"  # (qa446: 'the MLP' fp8 GEMMs'; dtypes the brackets do not show)
 
 
 # ---------------------------------------------------------------- the nine questions
@@ -603,7 +604,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            f"optimistic from batch "
            f"{OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
-        + "".join(mla_attention_text(m, ops, meta) for m in mla)
+        + ("" if nowhere else "".join(mla_attention_text(m, ops, meta, _fitting_pairs(df)) for m in mla))
     )
     cells = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)]
     # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')
@@ -616,27 +617,51 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     moved = ("; a serving engine's costs move these batches, each engine its own" if engine == "ideal" else "")  # (qa398:
     short = (f"{lead} at no batch that fits." if nowhere else  # read as vLLM's break-even)
              f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}{moved}.")
+    text = text.replace(".  ", ". ")  # (qa446: 'pays at no batch ... (no batch that fits pays).  These are', two spaces)
     return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method}, short)
 
 
-def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict) -> str:
-    """' For DeepSeek-V3 that holds only while ...': whether the longer-context rule holds for an MLA model, read from the
-    operators table's verify pass (q = the largest k swept + 1) at its largest batch, per device, layout and KV dtype:
+def _fitting_pairs(df: pd.DataFrame) -> set:
+    """The (hardware, model) pairs of a results table where some row fits in memory."""
+    fits = df[df["fits_in_memory"].astype(bool)]
+    return set(zip(fits["hardware"].astype(str), fits["model"].astype(str)))
 
-        intensity = attention FLOPs / attention bytes      ridge = its compute ceiling / its memory ceiling
+
+def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set | None = None) -> str:
+    """' For DeepSeek-V3 that holds only while ...': whether the longer-context rule holds for an MLA model, read from the
+    operators table's decode and verify passes (q = the largest k swept + 1) at its largest batch, per device, layout
+    and KV dtype, at long contexts: the table is at the sweep's first context, where each query's own activations
+    (q x the attention's bytes a query, a) weigh beside the cache's reads (K), so K is taken out of the two passes:
+
+        a = (bytes_verify - bytes_decode) / (q - 1)      K = bytes_decode - a      intensity = FLOPs / K
+        ridge = the attention's compute ceiling / its memory ceiling
 
     MLA's absorbed attention does about 2 (576 + 512) FLOP per latent-cache entry and head of a device for each query, 576
     bytes an entry in fp8 (1,152 in bf16): 3.8 FLOP/B a head in fp8, 1.9 in bf16, times the heads a device holds (128
     under attention data parallelism, 128 / tp under tensor parallelism), times the k + 1 queries a sequence (qa441: a
     fixed sentence said 'about 240, near the ridge of today's GPUs' where fp8 doubles it past every ridge and tp 8 divides
-    it below every one). Compute-bound, a longer context narrows the margin instead; memory-bound, the rule holds."""
+    it below every one; qa446: read at a 256-token context it said 125 FLOP/B, memory-bound, where 32k gives 240, past
+    H200's 194). Compute-bound, a longer context narrows the margin instead; memory-bound, the rule holds. `fitting`:
+    the (hardware, model) pairs where something fits; the devices where the model fits nowhere are not said."""
     a = ops[(ops["model"].astype(str) == model) & (ops["operator"] == "attention")]
-    if not (a["pass"] == "verify").any():
+    if fitting is not None:
+        a = a[[(h, model) in fitting for h in a["hardware"].astype(str)]]
+    if not (a["pass"] == "verify").any() or not (a["pass"] == "decode").any():
         return ""
     keys = ["hardware", *[c for c in (*LAYOUT_KEYS, "kv_dtype") if c in a]]
-    a = a.assign(intensity=a["flops"] / a["bytes"], ridge=a["compute_ceiling_flops_per_s"] / a["memory_ceiling_bytes_per_s"])
-    decode = a[a["pass"] == "decode"].sort_values("batch", kind="stable").groupby(keys, sort=False).tail(1)
-    last = a[a["pass"] == "verify"].sort_values("batch", kind="stable").groupby(keys, sort=False).tail(1)
+    largest = a.sort_values("batch", kind="stable").groupby([*keys, "pass"], sort=False).tail(1)
+    decode = largest[largest["pass"] == "decode"].set_index(keys)
+    last = largest[largest["pass"] == "verify"].set_index(keys)
+    decode = decode.reindex(last.index)
+    q = last["q"].astype(float)
+    cache_bytes = decode["bytes"] - (last["bytes"] - decode["bytes"]) / (q - 1.0)  # K: the cache's reads alone
+    cache_bytes = cache_bytes.where(cache_bytes > 0, last["bytes"])
+    last = last.assign(intensity=last["flops"] / cache_bytes, decode_intensity=decode["flops"] / cache_bytes,
+                       ridge=last["compute_ceiling_flops_per_s"] / last["memory_ceiling_bytes_per_s"]).reset_index()
+    last = last[np.isfinite(last["intensity"]) & np.isfinite(last["decode_intensity"])]
+    if not len(last):
+        return ""
+    last = last.assign(above=last["intensity"] > last["ridge"])
     several = last[[c for c in keys if c != "hardware"]].drop_duplicates().shape[0] > 1
 
     def named(rows: pd.DataFrame) -> list[str]:
@@ -648,20 +673,23 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict) -> str:
         return lo if lo == hi else f"{lo}-{hi}"
 
     q = int(last["q"].iloc[0])
-    above, below = last[last["compute_bound"].astype(bool)], last[~last["compute_bound"].astype(bool)]
-    what = (f"its attention does {span(decode['intensity'])} FLOP/B in a decode step (MLA's absorbed attention: about 3.8 "
-            "FLOP a byte of an fp8 latent cache for each head on a device, 1.9 of a bf16 one) and, in a verify pass of "
-            f"{q} tokens a sequence, whose queries share each read of the cache,")
+    above, below = last[last["above"]], last[~last["above"]]
+    what = (f"at long contexts its attention does {span(last['decode_intensity'])} FLOP/B in a decode step (MLA's absorbed "
+            "attention: about 3.8 FLOP a byte of an fp8 latent cache for each head on a device, 1.9 of a bf16 one) and, in "
+            f"a verify pass of {q} tokens a sequence, whose queries share each read of the cache,")
     who = _model(meta, model)
     if not len(below):
         return (f" For {who} that holds only while its attention stays memory-bound, and here it does not: {what} "
-                f"{span(above['intensity'])} FLOP/B, above its derated ridge on every device swept ({', '.join(named(above))} "
-                "FLOP/B): compute-bound, so there a longer context narrows the margin instead.")
+                f"{span(above['intensity'])} FLOP/B, above its derated ridge on every device where it fits "
+                f"({', '.join(named(above))} FLOP/B): compute-bound, so there a longer context narrows the margin instead.")
     if not len(above):
+        ways = [w for w, ok in (("more heads on a device (as under attention data parallelism)",
+                                 (below["tp"] > 1).any() if "tp" in below else False),
+                                ("an fp8 cache", (below["kv_dtype"].astype(str) != "fp8").any())) if ok]
         return (f" For {who} it holds here: {what} {span(below['intensity'])} FLOP/B, below its derated ridge on "
-                f"every device swept ({', '.join(named(below))} FLOP/B): memory-bound (more heads on a device, as under "
-                "attention data parallelism, or an fp8 cache can take it past the ridge, where a longer context narrows "
-                "the margin instead).")
+                f"every device where it fits ({', '.join(named(below))} FLOP/B): memory-bound"
+                + (f" ({' or '.join(ways)} would take it higher, past the ridge where a longer context narrows the margin "
+                   "instead)." if ways else "."))
     return (f" For {who} it holds where its attention stays memory-bound: {what} {span(last['intensity'])} FLOP/B, "
             f"above its derated ridge on {_list(named(above))} FLOP/B (compute-bound: there a longer context narrows the "
             f"margin instead) and below it on {_list(named(below))} FLOP/B.")

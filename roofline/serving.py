@@ -1326,7 +1326,7 @@ def cost_sharers(engine: ServingEngine) -> list[tuple[ServingEngine, str]]:
     # name, nor priced as they are (qa440: vllm with 3x its host work a sequence told vllm-v0's miss as 'the same
     # prediction as here', 18.97 ms against vllm-v0's 11.19)
     own = next((o for o in _shipped_engines() if same(o.path, engine.path)), None)
-    if own is not None and differing_fields(engine.general if engine.general is not None else engine, own):
+    if own is not None and _changed_since_read(engine, own):
         return []
     out = []
     for other in _shipped_engines():
@@ -1337,6 +1337,21 @@ def cost_sharers(engine: ServingEngine) -> list[tuple[ServingEngine, str]]:
         elif same(engine.costs_from, other.path):
             out.append((other, f"whose costs {engine.name} takes, so the same prediction as here"))
     return out
+
+
+def _changed_since_read(engine: ServingEngine, own: ServingEngine) -> bool:
+    """Whether `engine` differs from the profile `own` it was read from in anything but its name: its general engine
+    (the one before a device's overrides) from `own`, or a field of a device's engine from the general's by a value no
+    override of `own` gives (qa446: vllm made for MI300X and then changed passed as its general, unchanged)."""
+    names = {"name", "display_name"}  # a copy renamed prices as its source (qa446)
+    general = engine.general if engine.general is not None else engine
+    if any(f not in names for f in differing_fields(general, own)):
+        return True
+    given: dict = {}
+    for _, changes in own.overrides:
+        for field_name, value in changes.items():
+            given.setdefault(field_name, []).append(value)
+    return any(f not in names and getattr(engine, f) not in given.get(f, []) for f in differing_fields(engine, general))
 
 
 @functools.lru_cache(maxsize=None)

@@ -1826,7 +1826,7 @@ def test_predict_gives_the_tp_collectives_message_sizes_a_hand_check_takes():
 def test_a_layout_degree_given_as_an_array_says_to_sweep_it():
     """qa440: predict(tp=np.array([2])) said 'expected an integer in 1..4096, found [2]', without the hint batch's
     refusal gives; one integer, a numpy one or a 0-d array, is still taken."""
-    for name, value in (("tp", np.array([2])), ("ep", [2]), ("pp", (2,)), ("dp_attention", pd.Series([2]))):
+    for name, value in (("tp", np.array([2])), ("ep", [2]), ("pp", (2,)), ("dp_attention", pd.Series([2])), ("tp", range(2, 3))):
         with pytest.raises(RooflineError, match=rf"^predict: {name}: expected one integer \(use roofline.sweep for arrays\), found \[2\]$"):
             roofline.predict("h100-sxm", "llama-3.1-8b", 1, **{name: value})
     assert roofline.predict("h100-sxm", "llama-3.1-70b", 1, tp=np.array(2))["step_time_s"] == roofline.predict(

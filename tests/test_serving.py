@@ -1374,6 +1374,11 @@ def test_an_engine_changed_in_code_is_not_said_to_share_the_costs_of_its_files_k
     hosty = dataclasses.replace(vllm, name="vllm-hosty", host_per_sequence_s=3 * vllm.host_per_sequence_s)
     assert cost_sharers(hosty) == [] and cost_sharers(hosty.for_hardware("mi300x")) == []
     assert [e.name for e, _ in cost_sharers(vllm.for_hardware("mi300x"))] == ["vllm-v0"]
+    # qa446: made for a device, then changed (its general, unchanged, was what the guard read); a copy renamed alone
+    # prices as vllm, so vllm-v0's costs are still its own
+    mi = vllm.for_hardware("mi300x")
+    assert cost_sharers(dataclasses.replace(mi, host_per_sequence_s=3 * mi.host_per_sequence_s)) == []
+    assert [e.name for e, _ in cost_sharers(dataclasses.replace(vllm, name="my-vllm"))] == ["vllm-v0"]
     mine, v0 = (roofline.predict("mi300x", "llama-3.1-8b", 64, engine=e) for e in (hosty, "vllm-v0"))
     assert mine["step_time_s"] > 1.5 * v0["step_time_s"]  # not the same prediction (18.97 ms against 11.19)
     assert any("so the same prediction as here" in w for w in roofline.predict("mi300x", "llama-3.1-8b", 64)["warnings"])
