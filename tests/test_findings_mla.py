@@ -75,17 +75,10 @@ def test_another_models_attention_rows_are_not_read():
 
 
 @pytest.mark.slow
-def test_the_break_even_finding_says_the_sentence_for_each_mla_model(tmp_path):
+def test_the_break_even_finding_says_the_sentence_for_each_mla_model():
     """DeepSeek-V3 and DeepSeek-R1 swept together: a sentence for each (about 0.5 s: one small sweep)."""
-    from roofline.findings import break_even_batch
-    from roofline.report import run_scenario
-
-    (tmp_path / "be.yaml").write_text("name: be\nmodel: [deepseek-v3, deepseek-r1]\nmethod: mtp\nhardware: h200\nengine: sglang\n"
-                                      "tp: 8\naxes: {batch: [1, 16], context: [2048], k: [0, 1, 2], alpha: [0.8]}\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = run_scenario(str(tmp_path / "be.yaml"))
-    text = break_even_batch(r.df, r.ops, r.meta).text
+    text = _break_even_text({"model": ["deepseek-v3", "deepseek-r1"], "method": "mtp", "hardware": "h200", "engine": "sglang",
+                             "tp": 8, "axes": {"batch": [1, 16], "context": [2048], "k": [0, 1, 2], "alpha": [0.8]}})
     assert " For DeepSeek-V3 " in text and " For DeepSeek-R1 " in text, text
 
 
