@@ -270,7 +270,10 @@ def _raise(error: Exception):
 def _names(where: str, key: str, value: object) -> tuple[str, ...]:
     items = value if isinstance(value, list) else [value]
     if not items or not all(isinstance(v, str) and v for v in items):
-        raise field_error(where, key, "a name or a non-empty list of names", value)
+        # (qa440: said to a library caller who may also give spec objects, unnamed)
+        raise field_error(where, key, "a name or a non-empty list of names (a profile's name or its YAML file's path"
+                          + ("; roofline.sweep also takes the spec objects load_hardware, load_model and load_engine "
+                             "return)" if where == "sweep" else ")"), value)
     if len(set(items)) != len(items):
         raise field_error(where, key, "distinct names", value)
     return tuple(items)
