@@ -409,9 +409,22 @@ def _quark_dtype(qc: dict, where: str) -> str:
                       weight.get("dtype", MISSING))
 
 
+def _positive(value) -> bool:
+    """A count above 0 (an int, not a bool), or a list holding one: a MoE config's trace."""
+    if isinstance(value, list):
+        return any(_positive(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     experts_key = next((k for k in ("num_experts", "num_local_experts", "n_routed_experts") if cfg.get(k)), None)
     if experts_key is None:
+        # an expert count under a name not read here (ERNIE's moe_num_experts) is no dense model (qa447: 21B imported
+        # as 3.35B, exit 0)
+        other = next((k for k in cfg if isinstance(k, str) and "expert" in k.lower() and _positive(cfg[k])), None)
+        if other is not None:
+            raise field_error(where, other, "a dense model's config, or a MoE one whose expert count is num_experts, "
+                              "num_local_experts or n_routed_experts (keys the importer reads)", cfg[other])
         return None
     model_type = str(cfg.get("model_type", ""))
     experts = _int(cfg, where, experts_key)
@@ -635,6 +648,16 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
                      f"the KV dtype (attention.index_key_bytes); an fp8 KV entry is FlashMLA's sparse layout (kv_entry_bytes: fp8 latent "
                      f"with a 4 B scale a {INDEX_SCALE_GROUP}, RoPE dims in bf16). The indexer's weights (wq_b, wk, weights_proj: "
                      f"{layers * (q_in * h * d + hidden * (d + h)) / 1e9:.2f}B) are not counted.")
+    if isinstance(config.get("vision_config"), dict):  # a multimodal checkpoint's tower (qa447: Gemma 3's, unsaid)
+        notes.append("The checkpoint's vision encoder (vision_config) is not counted: its weights, which an engine loads, "
+                     "are left out of memory, so the largest batch that fits runs a little high.")
+        warn(f"{where}: vision_config: the vision encoder's weights are not counted (the text decoder alone is imported)")
+    if cfg.get("use_qk_norm") and str(cfg.get("qk_norm_type", "")).lower() == "per_layer":  # (qa447: dropped unsaid)
+        notes.append("Its QK norm spans all heads (qk_norm_type per_layer): split over tp, each layer all-reduces the "
+                     "norm's sums of squares (vLLM's MiniMaxText01RMSNormTP, SGLang's MiniMaxM2QKRMSNorm), a small "
+                     "collective a layer that is not priced.")
+        warn(f"{where}: qk_norm_type per_layer: its norm over all heads all-reduces across tp each layer, not priced "
+             "(a small collective a layer; said in the profile's notes)")
     if defaults:
         notes.append(f"Keys the config leaves out, given transformers' {model_type} defaults: "
                      + ", ".join(f"{k} {str(v).lower()}" for k, v in defaults.items()) + ".")

@@ -95,6 +95,10 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"is_encoder_decoder": "true"}, "is_encoder_decoder: expected a decoder-only model"),
     ({"model_type": "Mamba"}, "model_type: expected a decoder whose every layer is attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
+    # qa447: ERNIE-4.5's moe_num_experts (a key not read) imported 21B as a dense 3.35B, exit 0
+    ({"model_type": "ernie4_5_moe", "moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536},
+     "moe_num_experts: expected a dense model's config, or a MoE one whose expert count is num_experts, num_local_experts "
+     "or n_routed_experts (keys the importer reads), found 64"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
     with pytest.raises(RooflineError) as err:
@@ -549,3 +553,25 @@ def test_an_imported_profiles_header_stays_one_comment_line_whatever_its_display
     first, second = path.read_text().splitlines()[:2]
     assert first.startswith("# a\\nb\\u2028c: made with") and second == "type: model"
     assert load_model("qq5", (tmp_path,)).display_name == "a\nb\u2028c"
+
+
+def test_a_qk_norm_over_all_heads_is_said_not_dropped():
+    """qa447: MiniMax-M2's qk_norm_type per_layer (a norm over all heads: under tp an all-reduce of its sums of squares
+    each layer) was dropped in silence; it is warned and noted, and a per-head one (Qwen3's) is not."""
+    import warnings
+
+    with pytest.warns(RooflineWarning, match=r"qk_norm_type per_layer: its norm over all heads all-reduces across tp"):
+        profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_layer"}, "mm", "mm.json")
+    assert "Its QK norm spans all heads (qk_norm_type per_layer)" in profile["notes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_head"}, "q", "q.json")
+    assert "QK norm" not in profile["notes"]
+
+
+def test_a_multimodal_configs_vision_encoder_is_said_left_out():
+    """qa447: Gemma 3's SigLIP tower (vision_config beside text_config) was left out of the weights unsaid."""
+    config = {"model_type": "gemma3", "text_config": {**TINY, "model_type": "gemma3_text"}, "vision_config": {"hidden_size": 32}}
+    with pytest.warns(RooflineWarning, match=r"vision_config: the vision encoder's weights are not counted"):
+        profile = profile_from_hf_config(config, "g", "g.json")
+    assert "vision encoder (vision_config) is not counted" in profile["notes"]
