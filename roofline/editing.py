@@ -1050,11 +1050,14 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
     a price and, below it, that there is none)."""
     if kind != "hardware" or "price" not in set_here:
         return
+    # a source or notes given in the same edit may be the price's (qa447: 'not from the source' beside a source that
+    # gave it)
+    said = ("Price set by hand (hw new / hw set) with the source or notes given in the same edit." if {"source", "notes"} & set_here
+            else "Price set by hand (hw new / hw set), not from the source.")
     for key in ("notes", "source"):
         text = doc.get(key)
         if isinstance(text, str) and "No price" in text:
-            changed = re.sub(r"No price\b.*?\.(?=\s|$)", "Price set by hand (hw new / hw set), not from the source.", text,
-                             count=1, flags=re.S)
+            changed = re.sub(r"No price\b.*?\.(?=\s|$)", said, text, count=1, flags=re.S)
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 

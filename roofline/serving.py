@@ -1714,6 +1714,8 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
         if p in KERNEL_PARAMETERS and (not family_said or p in kept) and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             arch = architecture_of(device)
+            if arch != device and str(device).lower() != hw.name.lower():  # a copy keeps its source's family (qa447: an
+                arch = f"{device}'s engine family, {arch}"  # MI250X copied from mi300x said to run on CDNA3)
             where = arch if arch != device and device_named else f"{hw.name} ({arch})" if arch != device else hw.name
             point.append((f"{hw.name} ({arch})" if arch != device else hw.name) if role else  # 'the drafter's device is X'
                          ("on " if point else "runs on ") + where)  # 'deepseek-v3 on mi355x, tp 8 runs on CDNA4, gfx950'

@@ -82,6 +82,12 @@ def test_a_price_set_by_hand_replaces_the_no_price_sentence_it_contradicts(tmp_p
     assert path.read_text().count("\n") > 10  # still a whole profile
     owned = new_profile("hardware", "m4-rented", "apple-m4-max", ["price=2 USD/h"], out_dir=tmp_path)  # 'No price (owned ...).'
     assert "No price" not in load_hardware(owned.stem, (tmp_path,)).notes
+    # qa447: a source given with the price in the same edit is not said to be 'not' the price's
+    quoted = new_profile("hardware", "l40s-quoted", "l40s", ["price=0.95 USD/h", "source=a neocloud's quote, 2026-12"],
+                         out_dir=tmp_path)
+    notes = load_hardware(quoted.stem, (tmp_path,)).notes
+    assert "with the source or notes given in the same edit" in notes and "not from the source" not in notes, notes
+    assert "not from the source" in hw.notes
 
 
 def test_hw_show_marks_a_price_set_by_hand_beside_the_copied_sources_price_reasoning(tmp_path):

@@ -1473,3 +1473,18 @@ def test_a_speculation_caveat_is_said_by_a_sweep_and_cheapest_and_carried_by_cop
     code, _, err = roofline("engines", "new", "copy", "--from", "vllm", "--dir", tmp_path)
     assert code == 0, err
     assert load_engine(str(tmp_path / "copy.yaml")).speculation_caveats == load_engine("vllm").speculation_caveats
+
+
+def test_a_copied_device_is_said_to_run_on_its_engine_familys_architecture_not_its_own():
+    """qa447: an MI250X profile copied from mi300x (its family kept: the engine's values are mi300x's) was said to run
+    'on CDNA3, gfx942', an MI250X being CDNA2: the architecture is said as its engine family's."""
+    import dataclasses
+
+    import roofline
+    from roofline.hardware import load_hardware
+
+    copy = dataclasses.replace(load_hardware("mi300x"), name="mi250x-gcd")
+    said = [w for w in roofline.predict(copy, "gpt-oss-120b", 1)["warnings"] if w.startswith("engine vllm: ")]
+    assert said and "runs on mi250x-gcd (mi300x's engine family, CDNA3, gfx942)" in said[0], said
+    said = [w for w in roofline.predict("mi300x", "gpt-oss-120b", 1)["warnings"] if w.startswith("engine vllm: ")]
+    assert said and "runs on mi300x (CDNA3, gfx942)" in said[0], said
