@@ -98,7 +98,10 @@ device from `roofline.costs`):
                    and EP) in DeepSeek's decoder layer at pp = 1 (an MLA model: the reduction after attention is a
                    reduce-scatter, and the output all-gathered before the next layer's attention, the all-reduce's bytes
                    in two collectives), else moe_layers_stage * (lat + t_ring(tp, M)) (the all-reduce stays, and the
-                   MoE block all-gathers its output: Qwen3-MoE, or pp > 1); across exactly two domains NCCL's tuning
+                   MoE block all-gathers its output: Qwen3-MoE, or pp > 1), plus layers_stage * (lat + t_ring(tp, M_qk))
+                   for a model whose QK norm spans all heads (model.qk_norm_all_heads: MiniMax-M2's qk_norm_type
+                   per_layer), each layer all-reducing its q and k sums of squares over tp, M_qk = T_a * 2 * 4 bytes
+                   (fp32: vLLM's MiniMaxText01RMSNormTP, SGLang's MiniMaxM2QKRMSNorm); across exactly two domains NCCL's tuning
                    picks a tree (tuning.cc: bus bandwidth bwIntra for nNodes <= 2; NVIDIA/nccl-tests issue 196), each
                    NIC of the smallest domain carrying M / r: max(2 M (S - 1) / S / bw_up, M / r / bw_out). lat across
                    domains is the profile's scale-out latency, measured between two ranks: NCCL's own model puts 16
@@ -194,6 +197,8 @@ from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, QUANTISED_DTYPES, Deployment, deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 from roofline.serving import HOST_PARAMETERS, IDEAL, SPEC_PARAMETERS, ServingEngine
+
+QK_NORM_BYTES = 2 * 4  # a token's q and k sums of squares, fp32: what a QK norm over all heads all-reduces a layer
 
 
 def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
@@ -464,6 +469,11 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
         count["allreduce_time_s"] = 2.0 * layers - replaced
+        if model.qk_norm_all_heads:  # a QK norm over all heads: its q and k sums of squares all-reduced each layer
+            qk_transfer_s, qk_latency_s = _tp_allreduce_parts_s(hw, dep, sequences_per_group(b, dep) * q * QK_NORM_BYTES)
+            out["allreduce_time_s"] = out["allreduce_time_s"] + layers * (_latency(engine.allreduce_latency_s, qk_latency_s)
+                                                                          + qk_transfer_s)
+            count["allreduce_time_s"] += layers
         if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE
             if model.mla is not None and dep.pp == 1:  # DeepseekV2DecoderLayer: a MoE layer's all-reduce after attention
                 # is a reduce-scatter, and its output all-gathered before the next layer: its bytes, two latencies

@@ -590,6 +590,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         "ffn_size": ffn, "ffn_gated": _ffn_gated(cfg), "vocab_size": _int(cfg, where, "vocab_size"),
         **({"tokenizer": tokenizer} if tokenizer else {}), "tied_embeddings": tied,
     })
+    if cfg.get("use_qk_norm") and str(cfg.get("qk_norm_type", "")).lower() == "per_layer":  # MiniMax-M2's: over all heads
+        profile["qk_norm_all_heads"] = True
     if published_params is not None:
         profile["published_params"] = float(published_params)
     if published_active_params is not None:
@@ -652,12 +654,10 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         notes.append("The checkpoint's vision encoder (vision_config) is not counted: its weights, which an engine loads, "
                      "are left out of memory, so the largest batch that fits runs a little high.")
         warn(f"{where}: vision_config: the vision encoder's weights are not counted (the text decoder alone is imported)")
-    if cfg.get("use_qk_norm") and str(cfg.get("qk_norm_type", "")).lower() == "per_layer":  # (qa447: dropped unsaid)
-        notes.append("Its QK norm spans all heads (qk_norm_type per_layer): split over tp, each layer all-reduces the "
-                     "norm's sums of squares (vLLM's MiniMaxText01RMSNormTP, SGLang's MiniMaxM2QKRMSNorm), a small "
-                     "collective a layer that is not priced.")
-        warn(f"{where}: qk_norm_type per_layer: its norm over all heads all-reduces across tp each layer, not priced "
-             "(a small collective a layer; said in the profile's notes)")
+    if profile.get("qk_norm_all_heads"):  # (qa447: dropped unsaid)
+        notes.append("Its QK norm spans all heads (qk_norm_type per_layer -> qk_norm_all_heads): split over tp, each "
+                     "layer all-reduces the norm's sums of squares (vLLM's MiniMaxText01RMSNormTP, SGLang's "
+                     "MiniMaxM2QKRMSNorm), a small collective a layer, priced.")
     if defaults:
         notes.append(f"Keys the config leaves out, given transformers' {model_type} defaults: "
                      + ", ".join(f"{k} {str(v).lower()}" for k, v in defaults.items()) + ".")

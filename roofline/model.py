@@ -135,6 +135,8 @@ class ModelSpec:
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
     max_context_tokens: int = 0  # the longest sequence its positions were trained for, as vLLM derives it from
     #   config.json (hfimport._trained_context; 0: not given): a longer context is priced, and warned (context_note)
+    qk_norm_all_heads: bool = False  # its q and k RMS-normed over all heads together (MiniMax-M2's qk_norm_type
+    #   per_layer), not per head: split over tp, a layer all-reduces the norm's sums of squares (engine.collective_times_s)
     tokenizer: str = ""      # the tokenizer family ('llama-2', 'mistral-v1', ...; '': not given): a draft model must share
     #   its target's (speculation.drafter_warnings), which equal vocabulary sizes do not show (Llama 2 and Mixtral: 32,000 each)
     kv_entry_bytes: tuple = ()   # (kv dtype, bytes of one token's KV entry in one layer) where a layout is not elements
@@ -478,6 +480,7 @@ class ModelSpec:
             "o_groups": self.o_groups,
             "ffn_gated": self.ffn_gated,
             "tied_embeddings": self.tied_embeddings,
+            "qk_norm_all_heads": self.qk_norm_all_heads,
             "native_precision": dict(self.native_precision) or dict.fromkeys(WEIGHT_CLASSES, "bf16"),
             "quant_block": self.quant_block or None,
             "params_by_class": self.params_by_class(),
@@ -511,7 +514,7 @@ class ModelSpec:
 
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
 _KNOWN = set(_INT_FIELDS) | {
-    "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
+    "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "qk_norm_all_heads", "attention",
     "moe", "mtp_modules", "mtp_window", "max_context_tokens", "tokenizer", "published_params", "published_active_params", "precision",
 }
 
@@ -801,6 +804,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         **ints,
         ffn_gated=check_flag(where, "ffn_gated", data.get("ffn_gated", True)),
         tied_embeddings=check_flag(where, "tied_embeddings", data.get("tied_embeddings", False)),
+        qk_norm_all_heads=check_flag(where, "qk_norm_all_heads", data.get("qk_norm_all_heads", False)),
         kv_layout=kv_layout,
         groups=tuple(groups),
         layer_groups=layer_groups,
@@ -874,7 +878,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     if spec.tokenizer != _tokenizer(where, spec.tokenizer or None):
         raise field_error(where, "tokenizer", "a tokenizer family in lower case without surrounding spaces, or ''", spec.tokenizer)
     _shape(where, vars(spec))
-    for key in ("ffn_gated", "tied_embeddings"):
+    for key in ("ffn_gated", "tied_embeddings", "qk_norm_all_heads"):
         check_flag(where, key, getattr(spec, key))
     _kv_layout(where, "kv_layout", spec.kv_layout)
     _low_rank(where, "", spec.kv_layout, spec.q_lora_rank, spec.o_lora_rank, spec.o_groups)

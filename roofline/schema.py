@@ -169,7 +169,7 @@ def model_schema() -> dict:
         "type": {"const": "model"},
         "name": {"type": "string", "minLength": 1},
         "display_name": {"type": "string"}, "source": {"type": "string"}, "notes": {"type": "string"},
-        "ffn_gated": {"type": "boolean"}, "tied_embeddings": {"type": "boolean"},
+        "ffn_gated": {"type": "boolean"}, "tied_embeddings": {"type": "boolean"}, "qk_norm_all_heads": {"type": "boolean"},
         "mtp_modules": count0,
         "mtp_window": count0,
         "max_context_tokens": {"anyOf": [count0, {"type": "null"}]},

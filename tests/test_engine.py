@@ -765,3 +765,25 @@ def test_a_mixed_prefill_stall_prices_the_prompts_own_attention_not_one_to_the_d
     flat = float(_attention_s(hw, oss, deployment(oss), vllm, 6000, 1))
     for pp in (4, 8):
         assert float(_attention_s(hw, oss, deployment(oss, pp=pp), vllm, 6000, 1)) == pytest.approx(flat, rel=1e-6), pp
+
+
+def test_a_qk_norm_over_all_heads_adds_one_small_all_reduce_a_layer_under_tp():
+    """MiniMax-M2's QK norm spans all heads (qk_norm_all_heads): split over tp 8, each of its 62 layers all-reduces the
+    norm's q and k sums of squares, T_a x 2 x 4 bytes: 62 more collectives, each the engine's latency plus that
+    message's transfer; at tp 1 nothing (qa447; vLLM's MiniMaxText01RMSNormTP, SGLang's MiniMaxM2QKRMSNorm)."""
+    from roofline.engine import _tp_allreduce_s, collective_times_s
+    from roofline.serving import load_engine
+
+    hw, model = load_hardware("h100-sxm"), load_model("minimax-m2.7")
+    assert model.qk_norm_all_heads and model.layers == 62
+    engine = load_engine("sglang").for_hardware(hw)
+    plain = dataclasses.replace(model, qk_norm_all_heads=False)
+    for tp, batch in ((8, 1), (8, 16), (1, 16)):
+        dep = deployment(model, tp=tp, ep=tp)
+        kernels_with, kernels_without = {}, {}
+        with_norm = collective_times_s(hw, model, dep, engine, batch, 1.0, kernels=kernels_with)["allreduce_time_s"]
+        without = collective_times_s(hw, plain, dep, engine, batch, 1.0, kernels=kernels_without)["allreduce_time_s"]
+        added = 62 * _tp_allreduce_s(hw, dep, engine, batch * 2 * 4) if tp > 1 else 0.0
+        assert float(with_norm - without) == pytest.approx(float(added), rel=1e-12, abs=1e-15)
+        assert kernels_with.get("allreduce_time_s", 0) - kernels_without.get("allreduce_time_s", 0) == (62 if tp > 1 else 0)
+    assert 62 * 6e-6 <= float(_tp_allreduce_s(hw, deployment(model, tp=8, ep=8), engine, 8.0)) * 62 < 62 * 7e-6  # 6 us each

@@ -555,18 +555,14 @@ def test_an_imported_profiles_header_stays_one_comment_line_whatever_its_display
     assert load_model("qq5", (tmp_path,)).display_name == "a\nb\u2028c"
 
 
-def test_a_qk_norm_over_all_heads_is_said_not_dropped():
+def test_a_qk_norm_over_all_heads_is_imported_not_dropped():
     """qa447: MiniMax-M2's qk_norm_type per_layer (a norm over all heads: under tp an all-reduce of its sums of squares
-    each layer) was dropped in silence; it is warned and noted, and a per-head one (Qwen3's) is not."""
-    import warnings
-
-    with pytest.warns(RooflineWarning, match=r"qk_norm_type per_layer: its norm over all heads all-reduces across tp"):
-        profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_layer"}, "mm", "mm.json")
-    assert "Its QK norm spans all heads (qk_norm_type per_layer)" in profile["notes"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_head"}, "q", "q.json")
-    assert "QK norm" not in profile["notes"]
+    each layer) was dropped in silence; it is imported as qk_norm_all_heads and noted, a per-head one (Qwen3's) not."""
+    profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_layer"}, "mm", "mm.json")
+    assert profile["qk_norm_all_heads"] is True and model_from_dict(profile, "mm.json").qk_norm_all_heads
+    assert "Its QK norm spans all heads (qk_norm_type per_layer -> qk_norm_all_heads)" in profile["notes"]
+    profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_head"}, "q", "q.json")
+    assert "qk_norm_all_heads" not in profile and "QK norm" not in profile["notes"]
 
 
 def test_a_multimodal_configs_vision_encoder_is_said_left_out():
