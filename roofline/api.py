@@ -747,6 +747,11 @@ def predict(
                             "sequence_parallel_moe": ({"kind": m["sequence_parallel_moe"][0],
                                                        "count": int(m["sequence_parallel_moe"][1])}
                                                       if m["sequence_parallel_moe"] else None),
+                            # a QK norm over all heads: of them, its all-reduces a layer ({'count', 'message_bytes'});
+                            # absent for a model without one
+                            **({"qk_norm": {"count": int(round(float(m["qk_norm_allreduce_count"]))),
+                                            "message_bytes": float(m["qk_norm_allreduce_message_bytes"])}}
+                               if float(m["qk_norm_allreduce_count"]) else {}),
                             **{key: float(m[key]) for key in ("allreduce_message_bytes", "embedding_allreduce_message_bytes",
                                                              "lm_head_gather_message_bytes") if float(m[key])}}
                            if dep.tp > 1 else None),

@@ -470,7 +470,10 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
         count["allreduce_time_s"] = 2.0 * layers - replaced
         if model.qk_norm_all_heads:  # a QK norm over all heads: its q and k sums of squares all-reduced each layer
-            qk_transfer_s, qk_latency_s = _tp_allreduce_parts_s(hw, dep, sequences_per_group(b, dep) * q * QK_NORM_BYTES)
+            qk_bytes = sequences_per_group(b, dep) * q * QK_NORM_BYTES
+            qk_transfer_s, qk_latency_s = _tp_allreduce_parts_s(hw, dep, qk_bytes)
+            if messages is not None:  # how many, and their bytes (predict says them apart from the layers' M)
+                messages["qk_norm"] = (layers, qk_bytes)
             out["allreduce_time_s"] = out["allreduce_time_s"] + layers * (_latency(engine.allreduce_latency_s, qk_latency_s)
                                                                           + qk_transfer_s)
             count["allreduce_time_s"] += layers
@@ -969,6 +972,10 @@ def step_metrics(
         # vLLM's sequence-parallel MoE: ('reduce_scatter' (MLA: a MoE layer's all-reduce split in two, one latency
         # more) or 'all_gather' (its MoE output gathered, M (tp - 1) / tp more), its MoE layers), else None
         "sequence_parallel_moe": coll_messages.get("sequence_parallel_moe"),
+        # a QK norm over all heads (model.qk_norm_all_heads): its all-reduces a pass and the bytes of each (0 where none)
+        "qk_norm_allreduce_count": np.broadcast_to(float((coll_messages.get("qk_norm") or (0.0, 0.0))[0]), shape),
+        "qk_norm_allreduce_message_bytes": np.broadcast_to(
+            np.asarray((coll_messages.get("qk_norm") or (0.0, 0.0))[1], dtype=np.float64), shape),
         **{f"{key}_message_bytes": np.broadcast_to(np.asarray(coll_messages.get(name, 0.0), dtype=np.float64), shape)
            for key, name in (("allreduce", "allreduce_time_s"), ("embedding_allreduce", "embedding_allreduce"),
                              ("lm_head_gather", "lm_head_gather"))},

@@ -1831,3 +1831,15 @@ def test_a_layout_degree_given_as_an_array_says_to_sweep_it():
             roofline.predict("h100-sxm", "llama-3.1-8b", 1, **{name: value})
     assert roofline.predict("h100-sxm", "llama-3.1-70b", 1, tp=np.array(2))["step_time_s"] == roofline.predict(
         "h100-sxm", "llama-3.1-70b", 1, tp=np.int64(2))["step_time_s"] == roofline.predict("h100-sxm", "llama-3.1-70b", 1, tp=2)["step_time_s"]
+
+
+def test_predict_says_a_qk_norm_over_all_heads_apart_from_the_layers_all_reduces():
+    """qa447: MiniMax-M2.7 at tp 8, batch 1: 124 all-reduces of M = 3072 x 2 bytes and 62 of its QK norm's q and k sums
+    of squares, 2 x 4 bytes a token: predict's tp_collectives and text say them apart (186 'of 6.14 kB each' before)."""
+    from roofline.tables import predict_table
+
+    p = roofline.predict("h100-sxm", "minimax-m2.7", batch=1, tp=8, ep=8, engine="sglang")
+    c = p["tp_collectives"]
+    assert c["count"] == 186 and c["qk_norm"] == {"count": 62, "message_bytes": 8.0} and c["allreduce_message_bytes"] == 6144
+    assert "124 all-reduces a pass of 6.14 kB each, 62 of the QK norm's sums of squares, 8 B each" in predict_table(p)
+    assert "qk_norm" not in roofline.predict("h100-sxm", "llama-3.1-70b", batch=1, tp=4)["tp_collectives"]
