@@ -1059,6 +1059,8 @@ def model_table(m) -> str:
         lines.append(f"  {key:<16} {getattr(m, key)}")
     lines.append(f"  {'ffn_gated':<16} {str(m.ffn_gated).lower()}")
     lines.append(f"  {'tied_embeddings':<16} {str(m.tied_embeddings).lower()}")
+    if m.qk_norm_all_heads:  # (qa447: its per-layer all-reduce under tp, said where it applies)
+        lines.append(f"  {'qk_norm_all_heads':<16} true: q and k normed over all heads, an all-reduce a layer under tp")
     if m.mla is not None:
         lines.append(f"  MLA: q_lora_rank {m.mla.q_lora_rank}, kv_lora_rank {m.mla.kv_lora_rank}, qk_nope_head_dim "
                      f"{m.mla.qk_nope_head_dim}, qk_rope_head_dim {m.mla.qk_rope_head_dim}, v_head_dim {m.mla.v_head_dim} "

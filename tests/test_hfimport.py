@@ -563,6 +563,10 @@ def test_a_qk_norm_over_all_heads_is_imported_not_dropped():
     assert "Its QK norm spans all heads (qk_norm_type per_layer -> qk_norm_all_heads)" in profile["notes"]
     profile = profile_from_hf_config({**TINY, "use_qk_norm": True, "qk_norm_type": "per_head"}, "q", "q.json")
     assert "qk_norm_all_heads" not in profile and "QK norm" not in profile["notes"]
+    from roofline.tables import model_table
+
+    assert "qk_norm_all_heads true: q and k normed over all heads" in model_table(load_model("minimax-m2.7"))
+    assert "qk_norm_all_heads" not in model_table(load_model("qwen3-30b-a3b"))
 
 
 def test_a_multimodal_configs_vision_encoder_is_said_left_out():
