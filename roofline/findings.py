@@ -2036,9 +2036,23 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             + _each_method_text(points, top, varying)
             + _other_models_text(points, top, varying, meta, engine, bool(caveat))
             + _cheapest_text(df, top, meta)
-            + _contexts_text(points, mine, top, varying, meta) + _largest_k_text(points, mine, top, varying, meta)
+            + _mla_contexts_text(_contexts_text(points, mine, top, varying, meta), points, mine, top, ops, meta)
+            + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
+
+
+def _mla_contexts_text(contexts: str, points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, ops: pd.DataFrame,
+                       meta: dict) -> str:
+    """`contexts` (_contexts_text), and where it gave the GQA rule for the headline's model (a longer context, more of a
+    step speculation's tokens share) and the sweep holds MLA models beside it, whether the rule holds for each
+    (mla_attention_text; qa441: DeepSeek-V3's gain fell 2.43x -> 1.62x from 8k to 128k under a sentence saying the
+    longer the context the better)."""
+    if not contexts.endswith(CONTEXT_RULE) or not len(ops):
+        return contexts
+    mla = [m for m in dict.fromkeys(points["model"].astype(str))
+           if m != str(top["model"]) and (meta.get("kv_layout") or {}).get(m) == "mla"]
+    return contexts + "".join(mla_attention_text(m, ops, meta, _fitting_pairs(rows)) for m in mla)
 
 
 def _serving_text(row: pd.Series, meta: dict, plain: bool = False, largest: pd.Series | None = None) -> str:
@@ -2197,6 +2211,10 @@ def _other_models_text(points: pd.DataFrame, top: pd.Series, varying: list[str],
     return "".join(" " + p for p in parts)
 
 
+CONTEXT_RULE = ("each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the context, the more "
+                "of a step speculation's tokens share.")
+
+
 def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
     """Where the sweep varies the context, how the top point's config moves with it (qa243: the long-context scenario's
     finding never spoke of context): ' Over contexts 4k to 128k on the headline's config, the gain at batch 1 rises from 2.2x to
@@ -2237,8 +2255,7 @@ def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, var
     caps = same.groupby("context")["baseline_max_batch"].min()
     return (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on the headline's config, {gain}, while the KV cache takes the "
             f"largest batch memory holds from {int(caps.get(contexts[0], 0)):,} to {int(caps.get(contexts[-1], 0)):,} (plain "
-            "decoding)" + (": each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the "
-                           "context, the more of a step speculation's tokens share." if rises else "."))
+            "decoding)" + (f": {CONTEXT_RULE}" if rises else "."))
 
 
 def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:

@@ -116,3 +116,26 @@ def test_the_mla_sentence_leaves_out_devices_where_the_model_fits_nowhere_and_is
     text = _break_even_text({**common, "hardware": ["h200"], "tp": 8, "dp_attention": 1, "ep": 1,
                              "axes": {"batch": [1, 8, 64], "context": [256], "k": [0, 2], "alpha": [0.05]}})
     assert "speculation pays at no batch" in text and " For DeepSeek-V3" not in text and "  " not in text, text
+
+
+@pytest.mark.slow
+def test_the_generic_findings_context_rule_says_whether_it_holds_for_an_mla_model_beside_the_headlines():
+    """qa441: Llama 3.1 70B (the headline, GQA) and DeepSeek-V3 (MLA) over contexts 8k and 128k: the finding gave the
+    GQA rule alone ('the longer the context, the more of a step speculation's tokens share') where DeepSeek-V3's gain
+    falls with the context; the MLA sentence follows it, and is not said where the rule was not stated."""
+    from roofline.findings import CONTEXT_RULE, finding
+    from roofline.report import _sweep
+
+    data = {"name": "x", "hardware": ["h100-sxm", "h200"], "model": ["deepseek-v3", "llama-3.1-70b"],
+            "method": {"deepseek-v3": "mtp", "llama-3.1-70b": "eagle"}, "weight_dtype": "fp8", "kv_dtype": "fp8",
+            "layouts": [{"dp_attention": 8, "ep": 8}, {"tp": 8}],
+            "axes": {"batch": [1, 16, 64], "context": [8192, 131072], "k": [0, 3], "alpha": [0.8]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df, ops, meta = _sweep(data, "x", ())
+    text = finding("x", df, ops, meta).text
+    assert f"{CONTEXT_RULE} For DeepSeek-V3 that holds only while its attention stays memory-bound, and here it does not" in text, text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df, ops, meta = _sweep({**data, "model": "deepseek-v3", "method": "mtp"}, "x", ())
+    assert CONTEXT_RULE not in finding("x", df, ops, meta).text  # its own gain falls: no rule, no sentence on it
