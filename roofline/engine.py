@@ -924,6 +924,7 @@ def step_metrics(
     kv_read_bytes = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = m_micro * total_flops, m_micro * total_bytes
     passes_with_head = np.where(round_trip, 1.0, m_micro)
+    qk_norm = coll_messages.get("qk_norm") or (0.0, 0.0)  # (its all-reduces, their bytes each): collective_times_s
     out = {
         "step_time_s": step_s,
         "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, m_micro) * head_s,
@@ -973,9 +974,8 @@ def step_metrics(
         # more) or 'all_gather' (its MoE output gathered, M (tp - 1) / tp more), its MoE layers), else None
         "sequence_parallel_moe": coll_messages.get("sequence_parallel_moe"),
         # a QK norm over all heads (model.qk_norm_all_heads): its all-reduces a pass and the bytes of each (0 where none)
-        "qk_norm_allreduce_count": np.broadcast_to(float((coll_messages.get("qk_norm") or (0.0, 0.0))[0]), shape),
-        "qk_norm_allreduce_message_bytes": np.broadcast_to(
-            np.asarray((coll_messages.get("qk_norm") or (0.0, 0.0))[1], dtype=np.float64), shape),
+        "qk_norm_allreduce_count": np.broadcast_to(float(qk_norm[0]), shape),
+        "qk_norm_allreduce_message_bytes": np.broadcast_to(np.asarray(qk_norm[1], dtype=np.float64), shape),
         **{f"{key}_message_bytes": np.broadcast_to(np.asarray(coll_messages.get(name, 0.0), dtype=np.float64), shape)
            for key, name in (("allreduce", "allreduce_time_s"), ("embedding_allreduce", "embedding_allreduce"),
                              ("lm_head_gather", "lm_head_gather"))},

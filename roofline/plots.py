@@ -353,10 +353,10 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             else:
                 notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
     if fitting is not None and not headline_first and "hardware" in by:
-        # a panel where nothing fits beside one of the same device where something does: left out, said (qa441: DeepSeek-V3
-        # at DP-attention 8 drawn empty on H100 beside Llama 3.1 70B at TP 8 there, the model chosen per device and
-        # layout before the layout per device and model)
-        # panels of one device that differ by model or layout alone (a context's panel where nothing fits says so)
+        # a panel where nothing fits beside one of the same device and context, another model or layout, where something
+        # does: left out, said (qa441: DeepSeek-V3 at DP-attention 8 drawn empty on H100 beside Llama 3.1 70B at TP 8
+        # there, the model chosen per device and layout before the layout per device and model); a context's panel
+        # where nothing fits stays, saying so
         loose = tuple(i for i, c in enumerate(by) if c == "model" or c in LAYOUT_DEGREES)
         empty = [key for key in keys if key not in fits
                  and any(other in fits and _without(other, loose) == _without(key, loose) for other in keys)]
