@@ -417,12 +417,13 @@ def _positive(value) -> bool:
 
 
 def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
-    experts_key = next((k for k in ("num_experts", "num_local_experts", "n_routed_experts") if cfg.get(k)), None)
+    read = ("num_experts", "num_local_experts", "n_routed_experts")
+    experts_key = next((k for k in read if cfg.get(k)), None)
     if experts_key is None:
         # an expert count under a name not read here (ERNIE's moe_num_experts) is no dense model (qa447: 21B imported
-        # as 3.35B, exit 0)
+        # as 3.35B, exit 0); a config that gives one of the read keys as 0 says it is dense (qa449: refused)
         other = next((k for k in cfg if isinstance(k, str) and "expert" in k.lower() and _positive(cfg[k])), None)
-        if other is not None:
+        if other is not None and not any(k in cfg for k in read):
             raise field_error(where, other, "a dense model's config, or a MoE one whose expert count is num_experts, "
                               "num_local_experts or n_routed_experts (keys the importer reads)", cfg[other])
         return None

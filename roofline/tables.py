@@ -431,7 +431,7 @@ def _tp_messages_text(p: dict) -> str:
     reduces = c["count"] - (spm["count"] if spm else 0) - (qk["count"] if qk else 0)
     parts = [f"{reduces:,} all-reduces a pass{stage} of {size} each"]
     if qk:  # (qa447: MiniMax's QK norm over all heads, one a layer, said as the layers' M)
-        parts.append(f"{qk['count']:,} of the QK norm's sums of squares, {format_si(qk['message_bytes'], 'B')} each")
+        parts.append(f"{qk['count']:,} more of the QK norm's sums of squares, {format_si(qk['message_bytes'], 'B')} each")
     if spm and spm["kind"] == "reduce_scatter":  # (qa417: said as collectives of the all-reduce's bytes each)
         parts[0] += (f" ({spm['count']:,} of them, a MoE layer's first, a reduce-scatter and an all-gather: vLLM's "
                      "sequence-parallel MoE on MLA, one latency more each)")

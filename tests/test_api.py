@@ -1841,5 +1841,5 @@ def test_predict_says_a_qk_norm_over_all_heads_apart_from_the_layers_all_reduces
     p = roofline.predict("h100-sxm", "minimax-m2.7", batch=1, tp=8, ep=8, engine="sglang")
     c = p["tp_collectives"]
     assert c["count"] == 186 and c["qk_norm"] == {"count": 62, "message_bytes": 8.0} and c["allreduce_message_bytes"] == 6144
-    assert "124 all-reduces a pass of 6.14 kB each, 62 of the QK norm's sums of squares, 8 B each" in predict_table(p)
+    assert "124 all-reduces a pass of 6.14 kB each, 62 more of the QK norm's sums of squares, 8 B each" in predict_table(p)
     assert "qk_norm" not in roofline.predict("h100-sxm", "llama-3.1-70b", batch=1, tp=4)["tp_collectives"]
