@@ -22,28 +22,22 @@ def _added(dep, batch, q):
     return float(with_norm - without), msgs.get("qk_norm"), kernels, (hw, engine)
 
 
-def test_qk_norm_all_reduce_carries_the_busiest_attention_groups_tokens_under_dp_attention():
-    """tp 2 x dp-attention 4, batch 13: each all-reduce carries T_a = ceil(13 / 4) = 4 tokens' 8 B, not all 13's."""
-    dep = deployment(load_model("minimax-m2.7"), tp=2, dp_attention=4, ep=8)
-    seconds, (count, message), kernels, (hw, engine) = _added(dep, 13, 1.0)
-    assert (count, float(message), kernels) == (62, 32.0, 62)
-    assert seconds == pytest.approx(62 * float(_tp_allreduce_s(hw, dep, engine, 32.0)), rel=1e-12)
-
-
-def test_qk_norm_all_reduce_carries_every_token_of_a_verify_pass():
-    """A pass of q = 4 tokens a sequence (a verify pass) all-reduces B x q x 8 bytes a layer, not B x 8."""
-    dep = deployment(load_model("minimax-m2.7"), tp=8, ep=8)
-    seconds, (count, message), _, (hw, engine) = _added(dep, 16, 4.0)
-    assert (count, float(message)) == (62, 16 * 4 * 8.0)
-    assert seconds == pytest.approx(62 * float(_tp_allreduce_s(hw, dep, engine, 512.0)), rel=1e-12)
-
-
-def test_qk_norm_all_reduces_are_the_busiest_stages_layers_under_pp():
-    """tp 4 x pp 3 (stages of 20, 21, 21 layers): 21 QK-norm all-reduces a stage's pass, not the model's 62."""
-    dep = deployment(load_model("minimax-m2.7"), tp=4, ep=4, pp=3)
-    seconds, (count, message), kernels, (hw, engine) = _added(dep, 6, 1.0)
-    assert (count, float(message), kernels) == (21, 48.0, 21)
-    assert seconds == pytest.approx(21 * float(_tp_allreduce_s(hw, dep, engine, 48.0)), rel=1e-12)
+@pytest.mark.parametrize(("layout", "batch", "q", "count", "message"), [
+    # tp 2 x dp-attention 4, batch 13: each all-reduce carries T_a = ceil(13 / 4) = 4 tokens' 8 B, not all 13's
+    ({"tp": 2, "dp_attention": 4, "ep": 8}, 13, 1.0, 62, 32.0),
+    # a pass of q = 4 tokens a sequence (a verify pass) all-reduces B x q x 8 bytes a layer, not B x 8
+    ({"tp": 8, "ep": 8}, 16, 4.0, 62, 16 * 4 * 8.0),
+    # tp 4 x pp 3 (stages of 20, 21, 21 layers): 21 QK-norm all-reduces a stage's pass, not the model's 62
+    ({"tp": 4, "ep": 4, "pp": 3}, 6, 1.0, 21, 48.0),
+], ids=["busiest-attention-group", "verify-pass", "busiest-stage"])
+def test_qk_norm_all_reduces_carry_the_busiest_groups_tokens_of_the_pass_over_the_busiest_stages_layers(layout, batch, q,
+                                                                                                       count, message):
+    """The QK norm's all-reduces: `count` of them (the busiest stage's layers), each of `message` bytes (the busiest
+    attention group's B_a x q tokens x 8), each priced as a tp all-reduce of that message."""
+    dep = deployment(load_model("minimax-m2.7"), **layout)
+    seconds, (got_count, got_message), kernels, (hw, engine) = _added(dep, batch, q)
+    assert (got_count, float(got_message), kernels) == (count, message, count)
+    assert seconds == pytest.approx(count * float(_tp_allreduce_s(hw, dep, engine, message)), rel=1e-12)
 
 
 def test_no_qk_norm_all_reduce_where_attention_is_not_split():
