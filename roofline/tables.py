@@ -918,7 +918,8 @@ def hardware_table(hw) -> str:
                      f"{unit[:-2]}/byte{formats}")
     lines += [
         f"  compute achievable x {_share(hw.compute_efficiency)}"  # as the profile gives it (qa315: 0.776 shown 0.78)
-        + "".join(f", {d} x {_share(e)}" for d, e in hw.compute_efficiency_by_dtype.items())
+        + "".join(f", {d} x {_share(e)}" + ("" if d in hw.peak_flops_per_s else f" (unused: no {d} peak)")  # (qa447:
+                  for d, e in hw.compute_efficiency_by_dtype.items())  # said beside a peak set to null)
         + "".join(f", {d} x {_share(hw.compute_efficiency_for(d))} ({hw.efficiency_dtype(d)}'s: the same peak)"
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
                   if d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is not None)

@@ -1434,3 +1434,15 @@ def test_cheapest_users_says_how_many_users_each_of_several_replicas_runs(roofli
     line = next(x for x in out.splitlines() if x.startswith("  plain        $") and " an hour, " in x)
     assert code == 0 and "2 replicas" in line and line.endswith(
         "(each replica runs 50 of the 100 users, fewer than this batch: faster and dearer a token than this row)"), line
+
+
+def test_hw_show_says_a_dtypes_efficiency_without_its_peak_is_unused():
+    """qa447: `hw new ... --set peak_flops.fp8=null` kept efficiency.compute_fp8, and `hw show` printed 'fp8 x 0.49'
+    beside no fp8 peak (`hw diff` showed it as the copy's): said unused."""
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_table
+
+    hw = load_hardware("mi300x")
+    assert "fp8 x 0.49, " in hardware_table(hw) and "unused" not in hardware_table(hw)
+    bare = dataclasses.replace(hw, peak_flops_per_s={d: f for d, f in hw.peak_flops_per_s.items() if d not in ("fp8", "int8")})
+    assert "fp8 x 0.49 (unused: no fp8 peak)" in hardware_table(bare)
