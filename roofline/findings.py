@@ -156,26 +156,31 @@ def _at_best_k(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["k"] == df["best_k"]]
 
 
+def _main_gemm_rows(ops: pd.DataFrame) -> pd.DataFrame:
+    """Each device's first row of the main weight GEMM (the routed experts of a MoE model, else the MLP:
+    layout.main_gemm_dtype's operator) in the operators table: what ridge_points prices and ridge_named names."""
+    return ops[ops["operator"] == ("experts" if (ops["operator"] == "experts").any() else "mlp")].drop_duplicates("hardware")
+
+
 def ridge_points(ops: pd.DataFrame) -> pd.Series:
-    """Derated ridge point (FLOP/byte) per hardware of the main weight GEMM (the routed experts of a MoE model, else the
-    MLP: layout.main_gemm_dtype's operator), compute ceiling over memory ceiling, from the operators table (whose
-    ceilings are each operator's own: the embedding's are bf16's beside fp8 GEMMs)."""
-    main = ops[ops["operator"] == "experts"] if (ops["operator"] == "experts").any() else ops[ops["operator"] == "mlp"]
-    first = (main if len(main) else ops).drop_duplicates("hardware").set_index("hardware")
+    """Derated ridge point (FLOP/byte) per hardware of the main weight GEMM (_main_gemm_rows), compute ceiling over
+    memory ceiling, from the operators table (whose ceilings are each operator's own: the embedding's are bf16's beside
+    fp8 GEMMs)."""
+    main = _main_gemm_rows(ops)
+    first = (main if len(main) else ops.drop_duplicates("hardware")).set_index("hardware")
     return first["compute_ceiling_flops_per_s"] / first["memory_ceiling_bytes_per_s"]
 
 
 def ridge_named(ops: pd.DataFrame) -> str:
     """Whose ridge points ridge_points gives, where not the MLP's bf16 GEMMs: ' of the routed experts' fp8 GEMMs' (qa441:
     DeepSeek-V3's fp8 experts' ridges, 354 on H200, unnamed in brackets beside a sentence on its attention's bf16 ridge,
-    194), '' for a dense bf16 model's MLP."""
-    experts = (ops["operator"] == "experts").any()
-    main = ops[ops["operator"] == ("experts" if experts else "mlp")].drop_duplicates("hardware")  # the rows ridge_points reads
+    194), '' for a dense bf16 model's MLP; the dtypes of the rows the brackets read (qa446)."""
+    main = _main_gemm_rows(ops)
+    experts = (main["operator"] == "experts").any()
     dtypes = list(dict.fromkeys(main["compute_dtype"].astype(str))) if "compute_dtype" in main and len(main) else []
     if not experts and dtypes in ([], ["bf16"]):
         return ""
-    return f" of the {'routed experts' if experts else 'MLP'}' {'/'.join(dtypes) or 'main'} GEMMs" if experts else \
-        f" of the MLP's {'/'.join(dtypes) or 'main'} GEMMs"  # (qa446: 'the MLP' fp8 GEMMs'; dtypes the brackets do not show)
+    return f" of the {'routed experts' if experts else 'MLP'}'{'' if experts else 's'} {'/'.join(dtypes) or 'main'} GEMMs"
 
 
 # ---------------------------------------------------------------- the nine questions
@@ -653,8 +658,8 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
     decode = largest[largest["pass"] == "decode"].set_index(keys)
     last = largest[largest["pass"] == "verify"].set_index(keys)
     decode = decode.reindex(last.index)
-    q = last["q"].astype(float)
-    cache_bytes = decode["bytes"] - (last["bytes"] - decode["bytes"]) / (q - 1.0)  # K: the cache's reads alone
+    width = last["q"].astype(float)
+    cache_bytes = decode["bytes"] - (last["bytes"] - decode["bytes"]) / (width - 1.0)  # K: the cache's reads alone
     cache_bytes = cache_bytes.where(cache_bytes > 0, last["bytes"])
     last = last.assign(intensity=last["flops"] / cache_bytes, decode_intensity=decode["flops"] / cache_bytes,
                        ridge=last["compute_ceiling_flops_per_s"] / last["memory_ceiling_bytes_per_s"]).reset_index()
