@@ -1268,7 +1268,13 @@ def _unknown_command_text(exc, name: str) -> str:
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else "roofline"
     names = list(ctx.command.list_commands(ctx)) if ctx is not None and hasattr(ctx.command, "list_commands") else []
-    offered = list(dict.fromkeys([*([COMMAND_ALIASES[name]] if COMMAND_ALIASES.get(name) in names else []),
+    nested = []  # a group's own command typed at the top ('roofline convert' for 'roofline measurements convert')
+    for group in names:
+        sub = ctx.command.get_command(ctx, group)
+        if hasattr(sub, "list_commands") and name in sub.list_commands(ctx):
+            nested.append(f"{group} {name}")
+    aliased = [COMMAND_ALIASES[near] for near in closest_names(name, list(COMMAND_ALIASES), 1)]  # 'hardwar': hw
+    offered = list(dict.fromkeys([*nested, *[alias for alias in aliased if alias in names],
                                   *closest_names(name, names, 3)]))  # the project's one did-you-mean rule
     if not name:  # an empty word (a script's unset $CMD, qa394)
         return (f"command line: expected a command of `{command}`" + (f" ({', '.join(names)})" if names else "")

@@ -942,7 +942,7 @@ def _concurrency_text(mean: float, cap: float) -> str:
 def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     """The result objects of a benchmark output file, and whether it is JSON lines: one JSON object or an array of them
     (vLLM), or one object per line (SGLang JSONL)."""
-    from roofline.yamlio import read_text
+    from roofline.yamlio import json_found, read_text
 
     text = read_text(path, MAX_FILE_BYTES).removeprefix("\ufeff")  # a byte-order mark an editor on Windows writes
     stripped = text.strip()
@@ -962,19 +962,28 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
         results = data if isinstance(data, list) else [data]
     except json.JSONDecodeError as whole:
         results, lines = [], True
-        for n, line in enumerate(text.splitlines(), 1):
+        lead = len(text) - len(text.lstrip())  # stripped's offset in text
+        line_end = 0  # text's offset after the line read
+        for n, line in enumerate(text.splitlines(keepends=True), 1):
+            line_end += len(line)
+            line = line.rstrip("\r\n")
             if not line.strip():
                 continue
             try:
                 results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
                 bad = exc
-                if not results and ":" not in line:  # a document's opening line ('{', '[{'): one over many lines, said
-                    bad = whole  # at its own position (qa206: a stray comma on line 10 was said at line 1; qa209: after
-                    # '[{' too; qa211: a JSON line of its own keys, cut short, is said at its own line)
-                    n = whole.lineno + text[: len(text) - len(text.lstrip())].count("\n")  # stripped's blank lines back
+                next_start = line_end + len(text[line_end:]) - len(text[line_end:].lstrip())
+                if not results and (":" not in line or lead + whole.pos > next_start):  # a document's opening line
+                    bad = whole  # ('{', '[{', or one the whole document reads past: one over many lines, said at its
+                    # own position (qa206: a stray comma on line 10 was said at line 1; qa209: after '[{' too). A JSON
+                    # line of its own keys cut short is said at its own line (qa211): the whole text stops at the next
+                    # line's first character
+                    n = whole.lineno + text[:lead].count("\n")  # stripped's blank lines back
                 again = " (a second JSON document: one a file, or a result a line)" if bad.msg == "Extra data" else ""
-                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno}){again}") from None
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno}), "
+                                    f"{json_found(bad, 'the end of the line' if bad is exc else 'the end of the text')}"
+                                    f"{again}") from None
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")

@@ -840,12 +840,13 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     chosen, passed = table_json(path)
     meta_path = chosen or next((p for p, why in passed if p.name == "scenario.json" and not why.startswith("it is ")), None)
     if meta_path is not None:
-        from roofline.yamlio import read_text
+        from roofline.yamlio import json_found, read_text
 
         try:
             meta = json.loads(read_text(meta_path, JSON_MAX_BYTES))  # UTF-8, or one line (qa114: random bytes)
         except json.JSONDecodeError as err:
-            raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
+            raise RooflineError(f"{meta_path}: line {err.lineno}: not valid JSON: {err.msg} (column {err.colno}), "
+                                f"{json_found(err)}") from None
         except RooflineError:  # read_text's own line (not UTF-8, too large)
             raise
         except (ValueError, RecursionError) as err:  # qa262: nested past the recursion limit, an integer of 5,000 digits

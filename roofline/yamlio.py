@@ -361,6 +361,16 @@ def keys_once(pairs: list) -> dict:
     return dict(pairs)
 
 
+def json_found(exc: json.JSONDecodeError, end: str = "the end of the text") -> str:
+    """What stands where a JSON parse failed, as an error's 'found' part: up to 20 characters of the line from the
+    failing column, or the end of the line or of `exc.doc` (said as `end`: a JSON-lines file parses a line alone) ("a
+    stray '}'" is clearer than a column number alone)."""
+    rest = exc.doc[exc.pos:].split("\n", 1)[0].rstrip("\r")
+    if not rest.strip():
+        return f"found {end}" if not exc.doc[exc.pos:].strip() else "found the end of the line"
+    return f"found {rest[:20]!r}" + (" ..." if len(rest) > 20 else "")
+
+
 def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     """A JSON document from a file: bounded size, no NaN/Infinity, bounded nesting."""
     text = read_text(path, limit_bytes)
@@ -371,7 +381,8 @@ def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     try:
         data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=keys_once)
     except json.JSONDecodeError as exc:
-        raise RooflineError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise RooflineError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno}), "
+                            f"{json_found(exc)}") from None
     except ValueError as exc:
         raise RooflineError(f"{path}: not valid JSON: {exc}") from None
     except RecursionError:
