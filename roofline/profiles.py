@@ -298,8 +298,12 @@ def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()
         return (f"{kind} {name} is named {inner}, as {hidden} is: every output labels it {inner} (give it a name of its "
                 "own to tell them apart)") if hidden else ""
     path = find_profile(kind, name, extra_dirs)
-    hidden = builtin_shadowed(kind, path)
-    return f"{kind} {name} is {path}, which shadows {hidden}" if hidden else ""
+    builtin = builtin_shadowed(kind, path)
+    if not builtin:
+        return ""
+    others = [str(p) for p in shadowed_paths(kind, name, extra_dirs)  # a user folder's copy a profiles= copy hides too
+              if p.resolve() != path.resolve() and builtin_folder_of(p) is None]  # (qa440: only the built-in was named)
+    return f"{kind} {name} is {path}, which shadows " + " and ".join([*others, builtin])
 
 
 def costs_shadow_note(engine_name: str, costs_from: str | None) -> str:
