@@ -828,13 +828,28 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
             f"sequence{fitted}) is {_pct(host_s / step_s)} of the plain step, so how far batching alone goes rests on that term.")
 
 
+def _with_plain_at_largest_fit(base: pd.DataFrame, meta: dict) -> pd.DataFrame:
+    """`base` (plain decoding's fitting rows) with the report's plain points at the most that fit of its configs where
+    the swept batches stop short of it (meta's `plain_at_largest_fit`: frontier.plain_at_largest_fit's computed_now
+    rows, as the fast tiers' cheapest tier), so batching alone's best is said where memory ends it, not where the batch
+    axis does (qa445: 'at least 9,156 tokens/s' at the swept 512 where 855 fit, 9,346); `base` as it is without them."""
+    extra = pd.DataFrame((meta or {}).get("plain_at_largest_fit") or [])
+    if extra.empty:
+        return base
+    keys = [c for c in ("hardware", "model", "context", "engine") if c in base and c in extra]
+    ours = set(base[keys].astype(str).itertuples(index=False, name=None))
+    extra = extra[[tuple(r) in ours for r in extra[keys].astype(str).itertuples(index=False, name=None)]]
+    return pd.concat([base.assign(computed_now=False), extra], ignore_index=True) if len(extra) else base
+
+
 def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     point = ["hardware", "model", "context", "alpha", "batch"]
     # plain decoding where its own cap fits the batch; speculation the fastest k > 0 that fits (qa126: a k = 0 row at a
     # batch the drafter does not fit read as speculation matching batching there, and a batch plain decoding fits but
     # the drafter does not as the largest that fits)
     base = df[plain_fits(df)].drop_duplicates(point)
-    b_best = base.loc[base["baseline_tokens_per_s"].idxmax()]
+    grown = _with_plain_at_largest_fit(base, meta)  # batching alone's best at the most that fits too
+    b_best = grown.loc[grown["baseline_tokens_per_s"].idxmax()]
     spec = fastest_drafting(df, point).sort_values("batch")  # NaN alpha kept (qa127: every point dropped before)
     if spec.empty:
         raise Unanswerable("speculation fits at no batch swept")
@@ -872,6 +887,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
+        if bool(row.get("computed_now", False)):  # at the most that fits: memory ends it there, and nothing is above
+            return f"reaches {_n(row[throughput])} tokens/s"
         return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])} tokens/s"  # its unit (qa297)
 
     def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
@@ -879,9 +896,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         return f" (batch {int(row['batch']):,}: its figures assume {text} raised)" if text else ""
 
     text = (
-        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} "
+        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', grown)} "
         f"(batch {int(b_best['batch']):,}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
-        f"{_largest_swept(b_best, base)}); "
+        f"{_largest_swept(b_best, grown)}); "
         + (f"speculation matches that at batch {int(m['batch']):,} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed){capped(m)}, and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. ")
@@ -912,7 +929,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     best = (f"plain batching's {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,} (the largest "
             "swept that fits" + (f"; memory holds {cap:,})" if cap > int(b_best["batch"]) else ")") if edge else  # (qa398: a lower
             # bound said 'reached'; qa445: 'the largest swept; more fit' where 1,024 and 2,048 were swept and did not fit)
-            f"plain batching's best, {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,}")
+            f"plain batching's best, {_n(b_best['baseline_tokens_per_s'])} tokens/s at batch {int(b_best['batch']):,}"
+            + (" (the most that fits, computed now)" if bool(b_best.get("computed_now", False)) else ""))
     passes = m is not None and edge and m["tokens_per_s"] > b_best["baseline_tokens_per_s"] * 1.005  # (qa397: at a tie)
     short = (f"On {devices} {_hw(meta, b_best['hardware'])}, speculation ({METHOD_NAMES.get(m['method'], m['method'])} at "
              f"{_alpha_short(m['alpha'], meta)}) at batch {int(m['batch']):,} {'passes' if passes else 'matches'} {best}, "
@@ -1845,6 +1863,19 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     return Finding("Fast tiers", text, {"tiers": tiers}, short)
 
 
+def _measured_slower_text(rows: pd.DataFrame, meta: dict, engine: str) -> str:
+    """' Published runs on 8 × MI300X measured slower than this model predicts (...): its speeds there run high and its
+    prices low.' where a config of `rows` (the finding's engine's) matches a known miss measured slower
+    (measured_slower), as the fast tiers say it (qa454: MI300X compared with H200, and named cheapest, where vllm's known
+    misses put its measured steps 33-62% above the predicted ones, said in the warnings alone); '' under the bound."""
+    if engine == IDEAL.name:
+        return ""
+    slow = measured_slower(_fits(rows), meta, engine, list(dict.fromkeys(rows["hardware"].astype(str))))
+    return (f" Published runs on {_list([_hw(meta, h) for h in slow])} measured slower than this model predicts (a known "
+            f"miss of {engine} or a profile priced with its costs, in the warnings): its speeds there run high and its "
+            "prices low." if slow else "")
+
+
 def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
     """The devices of `hardware` where a config of `df` (its model, method and layout, at its batches) matches a known
     miss measured slower than predicted, of `engine` or of a shipped profile priced with its costs (frontier._missed,
@@ -2041,6 +2072,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             + _each_method_text(points, top, varying)
             + _other_models_text(points, top, varying, meta, engine, bool(caveat))
             + _cheapest_text(df, top, meta)
+            + _measured_slower_text(mine, meta, engine)
             + _mla_contexts_text(_contexts_text(points, mine, top, varying, meta), points, mine, top, ops, meta)
             + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))

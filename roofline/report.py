@@ -294,7 +294,8 @@ def _assumptions(results) -> list[str]:
             "busy all the time (full utilisation). Speeds are steady decoding's too: where requests come and go, each "
             "arriving prompt's prefill stalls the batch (`roofline predict --prompt P --output-len O` prints a point's "
             "serving TPOT and its cost at it; a scenario's `prompt` and `output_len` add its serving columns to a sweep).",
-            f"Serving engine: `{DEFAULT_ENGINE}` unless a scenario names another (each section's scenario line says which).",
+            f"Serving engine: `{DEFAULT_ENGINE}`{_with_version(DEFAULT_ENGINE, ()).removeprefix(DEFAULT_ENGINE)} unless a "
+            "scenario names another (each section's scenario line says which, with the versions its profile describes).",
             *([_EAGLE_HEAD] if any(_prices_full_eagle_head(r.meta) for r in results) else []),
             f"Computed by roofline {__version__}."]
 
@@ -501,6 +502,18 @@ def _tier_points_between(df, meta: dict, extra_dirs: tuple):
     return points_between_for_speeds(df, speeds, meta, extra_dirs)
 
 
+
+def _with_version(engine: str, extra_dirs: tuple) -> str:
+    """'vllm (0.8-0.17)': an engine's name with the versions its profile describes (qa454: the report said 'vllm' where
+    predict says which releases); the name alone where the profile gives none or does not load."""
+    from roofline.serving import load_engine
+
+    try:
+        version = load_engine(engine, extra_dirs).version
+    except RooflineError:
+        return engine
+    return f"{engine} ({version})" if version else engine
+
 def _other_engine_base_costs(r: ScenarioResult, held: set[str], extra_dirs: tuple) -> dict[str, dict[str, tuple]]:
     """{engine: {hardware: its cheapest tier without speculation: (cost, tokens/s per user, batch)}} of each serving
     engine of a fast-tier scenario's sweep but those `held` (the finding's) and ideal (the bound), each read as the
@@ -549,6 +562,12 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
             meta = {**meta, "shared_prefix_at_largest_fit": {
                 int(p): fastest_at_largest_fit(g, meta, extra_dirs)
                 for p, g in shared_prefix_headline(df).groupby("shared_prefix_tokens")}}
+        if question == "batch-vs-speculation":  # batching alone's best at the most that fits, where the batch axis
+            from roofline.frontier import plain_at_largest_fit  # stops short (qa445: 'at least 9,156' at 512, 855 fit)
+
+            grown = plain_at_largest_fit(df, meta, extra_dirs)
+            if "computed_now" in grown:
+                meta = {**meta, "plain_at_largest_fit": grown[grown["computed_now"].astype(bool)].to_dict("records")}
         if question == "fast-tier-premium":  # the cheapest tier at the most that fits, where the batch axis stops short
             from roofline.frontier import plain_at_largest_fit
 
@@ -610,7 +629,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     sections = []
     for r, f, paths in zip(results, found, drawn):
         png = next((p.name for p in paths if p.suffix == ".png"), None)
-        engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
+        engines = ", ".join(_with_version(e, extra_dirs) for e in sorted(r.df["engine"].astype(str).unique()))
         described = f"{r.description} (serving engine: {engines})" if r.description else f"serving engine {engines}"
         alone = len(results) == 1  # the report's own folder, replaced (qa232: refused as printed), or one beside it
         out = str(out_dir) if alone else f"{str(out_dir).rstrip('/')}-{r.name}"

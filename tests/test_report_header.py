@@ -14,3 +14,15 @@ def test_the_html_header_says_the_same():
     page = _html([], {}, 1.0)
     assert "where it says &quot;computed now&quot;, from points between the swept batches" in page, page[:1500]
     assert "not in the tables: <code>roofline predict</code> gives each" in page
+
+
+def test_the_engine_is_said_with_the_versions_its_profile_describes():
+    """qa454: the report said 'vllm' where predict says 'vllm (0.8-0.17)'; an engine without a version, by name."""
+    from roofline.report import _assumptions, _with_version
+    from roofline.serving import load_engine
+
+    version = load_engine("vllm").version
+    assert version and _with_version("vllm", ()) == f"vllm ({version})"
+    assert _with_version("ideal", ()) == "ideal" and _with_version("no-such-engine", ()) == "no-such-engine"
+    assert any(line.startswith(f"Serving engine: `vllm` ({version}) unless a scenario names another")
+               for line in _assumptions([])), _assumptions([])
