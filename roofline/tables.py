@@ -964,7 +964,7 @@ def hardware_table(hw) -> str:
         said = {2: ": the source and notes below are of the values the copy was made from",
                 0: ": the source and notes below were written with them",
                 1: f": the {''.join(of_copy)} below {'are' if of_copy == ['notes'] else 'is'} of the values the copy was made "
-                   f"from; the {''.join(own)} was written with them"}[len(of_copy)]
+                   f"from; the {''.join(own)} {'were' if own == ['notes'] else 'was'} written with them"}[len(of_copy)]
         lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit){said}")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
@@ -1545,11 +1545,14 @@ def varied_dtypes(df) -> set[str]:
 
 
 def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: set[str], draft: str | None,
-                 how: str, overlap: bool | None, computed: bool = True) -> list[str]:
+                 how: str, overlap: bool | None, computed: bool = True, kind_rows: dict | None = None,
+                 rows_named: str = "the table has") -> list[str]:
     """cheapest --users: the cheapest fleet of each kind for `users` sequences at once at `min_speed` or faster
     (frontier.fleet_picks), its replicas, devices and dollars an hour, and where the pick by cost per token (its
     `pick`, priced by frontier.answer as the fleet is) needs a dearer fleet for the same users, that one; `computed`:
-    batches between the swept ones were swept for it (not where --where chose the batches)."""
+    batches between the swept ones were swept for it (not where --where chose the batches); `kind_rows` the table's rows
+    of each kind (0: it has none, said as the pick line says it, qa455: 'no row ... reaches this speed' read as rows too
+    slow)."""
     users_text = f"{users:,} {'user' if users == 1 else 'users'}"
     where = "swept batches and those a fleet needs, computed now" if computed else "swept batches alone (--where chose them)"
     lines = [f"cheapest fleet for {users_text} at once at {format_given(min_speed)} tokens/s per user or faster (replicas of one "
@@ -1557,7 +1560,9 @@ def _fleet_lines(fleet: dict, users: int, min_speed: float, frontier, varied: se
     for kind in ("plain", "speculation"):
         f = fleet.get(kind)
         if f is None:
-            lines.append(f"  {kind:<12} no row of this kind that fits, is priced and loads reaches this speed")
+            lines.append(f"  {kind:<12} " + (f"{rows_named} no speculative rows (method none, or k 0 alone)"
+                                             if kind == "speculation" and (kind_rows or {}).get(kind) == 0 else
+                                             "no row of this kind that fits, is priced and loads reaches this speed"))
             continue
         row = f["row"]
         lines.append(f"  {kind:<12} ${_usd_per_hour(f['usd_per_hour'])} an hour, {f['replicas']:,} "
@@ -1585,7 +1590,9 @@ def _fewer_than_batch_text(users: int, replicas: int, batch: int) -> str:
     """' (each replica runs 33 or 34 of the 200 users, fewer than this batch: ...)' where a fleet's replicas run fewer
     sequences than the row's batch, '' otherwise (qa418: one replica; qa428: six replicas of batch 38 for 200 users
     ran 33-34 each, unsaid); ' (2 of the 3 replicas run this batch, 1 runs 21: ...)' where the busiest run it and the
-    others one fewer (qa431: unsaid)."""
+    others one fewer (qa431: unsaid). Faster a user (a step never shortens as the batch grows), but not said dearer a
+    token: a batch past a GEMM tile's edge pads its rows, so one fewer sequence can cost less a token (qa455: 128 at
+    $0.507, 129 at $0.511)."""
     most, fewest = -(-users // replicas), users // replicas
     if most >= batch:
         if fewest == most:
@@ -1593,11 +1600,11 @@ def _fewer_than_batch_text(users: int, replicas: int, batch: int) -> str:
         busiest = users - fewest * replicas  # the replicas that run `most`, the batch; the rest run one fewer
         rest = replicas - busiest
         return (f" ({busiest:,} of the {replicas:,} replicas {'runs' if busiest == 1 else 'run'} this batch, {rest:,} "
-                f"{'runs' if rest == 1 else 'run'} {fewest:,}: a little faster and dearer a token there)")
+                f"{'runs' if rest == 1 else 'run'} {fewest:,}: a little faster a user there)")
     users_text = f"{users:,} {'user' if users == 1 else 'users'}"
     runs = (f"the replica runs the {users_text}" if replicas == 1 else
             f"each replica runs {fewest:,}{'' if fewest == most else f' or {most:,}'} of the {users_text}")
-    return f" ({runs}, fewer than this batch: faster and dearer a token than this row)"
+    return f" ({runs}, fewer than this batch: faster a user than this row)"
 
 
 def _usd_per_hour(usd_per_hour: float) -> str:
@@ -1757,7 +1764,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                          "this speed, with the points computed now" + mixed)
         lines.append("")
         if fleet is not None and users is not None:
-            lines += _fleet_lines(fleet, users, min_speed, frontier, varied, draft, how, overlap, fleet_computed) + [""]
+            lines += _fleet_lines(fleet, users, min_speed, frontier, varied, draft, how, overlap, fleet_computed,
+                                  kind_rows, "the rows --where selects have" if selected else "the table has") + [""]
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
         said = _speeds_text(request)  # (qa383: 'speeds and costs: steady decoding: speeds and costs count ...')

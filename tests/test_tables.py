@@ -1399,16 +1399,16 @@ def test_a_fleet_whose_replicas_run_fewer_users_than_its_batch_says_how_many_eac
     from roofline.tables import _fewer_than_batch_text
 
     assert _fewer_than_batch_text(200, 6, 38) == (" (each replica runs 33 or 34 of the 200 users, fewer than this batch: "
-                                                  "faster and dearer a token than this row)")
-    assert _fewer_than_batch_text(9, 1, 16) == " (the replica runs the 9 users, fewer than this batch: faster and dearer a token than this row)"
+                                                  "faster a user than this row)")
+    assert _fewer_than_batch_text(9, 1, 16) == " (the replica runs the 9 users, fewer than this batch: faster a user than this row)"
     assert _fewer_than_batch_text(1, 1, 4).startswith(" (the replica runs the 1 user, ")
-    assert _fewer_than_batch_text(60, 2, 32) == " (each replica runs 30 of the 60 users, fewer than this batch: faster and dearer a token than this row)"
+    assert _fewer_than_batch_text(60, 2, 32) == " (each replica runs 30 of the 60 users, fewer than this batch: faster a user than this row)"
     assert "(each replica runs 28 or 29 of the 200 users," in _fewer_than_batch_text(200, 7, 32)
     assert _fewer_than_batch_text(64, 2, 32) == ""  # every replica runs the batch
     # the busiest run the batch, the others one fewer (qa431: unsaid)
-    assert _fewer_than_batch_text(65, 3, 22) == " (2 of the 3 replicas run this batch, 1 runs 21: a little faster and dearer a token there)"
-    assert _fewer_than_batch_text(67, 4, 17) == " (3 of the 4 replicas run this batch, 1 runs 16: a little faster and dearer a token there)"
-    assert _fewer_than_batch_text(61, 3, 21) == " (1 of the 3 replicas runs this batch, 2 run 20: a little faster and dearer a token there)"
+    assert _fewer_than_batch_text(65, 3, 22) == " (2 of the 3 replicas run this batch, 1 runs 21: a little faster a user there)"
+    assert _fewer_than_batch_text(67, 4, 17) == " (3 of the 4 replicas run this batch, 1 runs 16: a little faster a user there)"
+    assert _fewer_than_batch_text(61, 3, 21) == " (1 of the 3 replicas runs this batch, 2 run 20: a little faster a user there)"
 
 
 def test_fleet_and_efficiency_texts_keep_thousands_separators_and_the_plural():
@@ -1433,7 +1433,7 @@ def test_cheapest_users_says_how_many_users_each_of_several_replicas_runs(roofli
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--users", "100", "--where", "batch=64")
     line = next(x for x in out.splitlines() if x.startswith("  plain        $") and " an hour, " in x)
     assert code == 0 and "2 replicas" in line and line.endswith(
-        "(each replica runs 50 of the 100 users, fewer than this batch: faster and dearer a token than this row)"), line
+        "(each replica runs 50 of the 100 users, fewer than this batch: faster a user than this row)"), line
 
 
 def test_hw_show_says_a_dtypes_efficiency_without_its_peak_is_unused():
