@@ -28,6 +28,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Mapping
@@ -1093,7 +1094,8 @@ def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str,
                 and (leaves_before is None or field in leaves_before)):  # none before: nothing replaced (qa427)
             it, now = ("it", "the new one now stands") if field == "source" else ("they", "the new notes now stand")
             warn(f"{where}: {field} replaced: {it} spoke for the values the copy keeps from {made} too (roofline "
-                 f"{GROUP[kind]} show {made} gives the text), which {now} for")
+                 f"{GROUP[kind]} show {made} gives the text), which {now} for; to add to the text instead, "
+                 f"roofline {GROUP[kind]} edit {command_name(kind, where)}")  # (qa455: 26 lines of notes lost)
 
 
 def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
@@ -1385,6 +1387,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     #   not set
     if marked:  # which values are not the source profile's, whatever its source and notes say
         header.append(hand_set_line(sorted(marked), scenario=kind == "scenario"))
+    described = _described(read_text(source))  # the source's own top comment (qa436, qa455: dropped by every copy)
+    if described and not SOURCE_HEADER.match(described[0]):  # a copy of a copy keeps the first profile's, named
+        described[0] = f"# {source.stem}'s header: {described[0][1:].strip()}"
+    header += described
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs, sweep_notes=False)
@@ -1414,6 +1420,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
 
 
 COPY_DESCRIPTION = re.compile(r"^(\S+): a copy of (\S+) with (.+?) set, whose description was: (.*)$", re.S)
+SOURCE_HEADER = re.compile(r"# \S+'s header: ")  # a copy's line carrying the top comment of the profile it came from
 MADE_FROM = re.compile(r"made with `roofline (?:hw|models|engines|scenarios) new \S+ --from (\S+?)[` ]")  # a copy's header
 MADE_WITH_NEW = ": made with `roofline hw new "  # a hardware copy's header: its values are its source's until set
 
@@ -1609,6 +1616,24 @@ HAND_SET_WITH_TEXT = "# set by hand since the copy was made: "  # the line where
 def _hand_set_prefix(line: str) -> str | None:
     """The HAND_SET, HAND_SET_SCENARIO or HAND_SET_WITH_TEXT prefix a header line starts with, None for another line."""
     return next((p for p in (HAND_SET, HAND_SET_SCENARIO, HAND_SET_WITH_TEXT) if line.startswith(p)), None)
+
+
+def _described(text: str) -> list[str]:
+    """The comment lines that open profile `text` before its first field, but those roofline writes itself (the
+    editor schema line, a copy's made-with, set-by-hand and lineage lines): what its author said of it."""
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            if line.strip():
+                break
+            continue
+        from roofline.fit import LINEAGE
+
+        if line.startswith("# yaml-language-server:") or MADE_FROM.search(line) or _hand_set_prefix(line) \
+                or LINEAGE.match(line):  # (an engine copy's lineage line: its own is written again)
+            continue
+        lines.append(line)
+    return lines
 
 
 def hand_set_line(fields, scenario: bool = False) -> str:
@@ -1813,6 +1838,9 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
     except UnreadableProfile as exc:
         path, error = Path(exc.path), str(exc)
     command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    if not (editor or os.environ.get("VISUAL") or os.environ.get("EDITOR")) and not sys.stdin.isatty():
+        raise RooflineError(f"{GROUP[kind]} edit: expected $VISUAL or $EDITOR set, or a terminal for vi, found neither "
+                            f"(stdin is not a terminal): set EDITOR, or change fields with roofline {GROUP[kind]} set")
     original = read_text(path)
     text = original
     if error:  # its line as the editor shows it, under the banner (qa373: the file's own line, 2 above)

@@ -573,6 +573,12 @@ def _check_ops_unit(where: str, raw_dtype: object, dtype: str, value: object) ->
          f"{other} figure (datasheets give int8 in TOPS, the floating-point dtypes in TFLOPS)")
 
 
+def _also_missing(missing: list[str]) -> str:
+    """' (missing too: step_overhead, source)': the other required fields a profile lacks, said with the first so that
+    one run of `hw validate` names them all (qa455: a hand-written profile took five runs, one field each)."""
+    return f" (missing too: {', '.join(missing[1:])})" if len(missing) > 1 else ""
+
+
 def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     """Validate a hardware profile mapping and convert it to SI units."""
     if not isinstance(data, dict):
@@ -583,7 +589,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         raise unknown_key_error(where, unknown[0], (*_REQUIRED, *_OPTIONAL))
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
-        raise field_error(where, missing[0], "a required field", MISSING)
+        raise field_error(where, missing[0], "a required field" + _also_missing(missing), MISSING)
     for key in ("name", "display_name", "source", "notes"):
         _text(where, key, data[key])
     _kind(where, "kind", data["kind"])
@@ -597,9 +603,9 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     eff = data["efficiency"]
     if not isinstance(eff, dict):
         raise field_error(where, "efficiency", "a mapping with memory, compute, link", eff)
-    for key in ("memory", "compute", "link"):
-        if key not in eff:
-            raise field_error(where, f"efficiency.{key}", "a required fraction", MISSING)
+    absent = [f"efficiency.{key}" for key in ("memory", "compute", "link") if key not in eff]
+    if absent:
+        raise field_error(where, absent[0], "a required fraction" + _also_missing(absent), MISSING)
     for key in eff:
         if key not in ("memory", "compute", "link", "scale_out", *_DTYPE_EFFICIENCIES):
             raise field_error(where, f"efficiency.{key}", "memory, compute, link, scale_out or " + ", ".join(_DTYPE_EFFICIENCIES), key)

@@ -762,9 +762,11 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     for key in data:
         if key not in _KNOWN:
             raise unknown_key_error(where, key, _KNOWN)
-    for key in ("name", *_INT_FIELDS):
-        if key not in data:
-            raise field_error(where, key, "a required field", MISSING)
+    missing = [key for key in ("name", *_INT_FIELDS) if key not in data]
+    if missing:
+        from roofline.hardware import _also_missing
+
+        raise field_error(where, missing[0], "a required field" + _also_missing(missing), MISSING)
     _text(where, "name", data["name"])
     ints = _shape(where, data)
     attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "layer_groups", "mla", "q_lora_rank",

@@ -2622,13 +2622,15 @@ def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_
     lines = said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h", "notes=Price: my cloud's list, 2026-12."],
                                     (tmp_path,)))  # qa422: the notes replaced were said of source only
     assert lines == [f"{tmp_path / 'src.yaml'}: notes replaced: they spoke for the values the copy keeps from h100-sxm too "
-                     "(roofline hw show h100-sxm gives the text), which the new notes now stand for"], lines
+                     "(roofline hw show h100-sxm gives the text), which the new notes now stand for; to add to the text "
+                     f"instead, roofline hw edit {tmp_path / 'src.yaml'}"], lines
     assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h"], (tmp_path,))) == []  # the same value: nothing set
     assert not any("set with no source" in line for line in said(lambda: set_fields(  # a mapping that only drops
         "hardware", "src", ["peak_flops={bf16: 989.4 TFLOP/s, fp16: 989.4 TFLOP/s}"], (tmp_path,))))  # entries (qa314)
     lines = said(lambda: set_fields("hardware", "src", ["source=Acme's page"], (tmp_path,)))
     assert lines == [f"{tmp_path / 'src.yaml'}: source replaced: it spoke for the values the copy keeps from h100-sxm too "
-                     "(roofline hw show h100-sxm gives the text), which the new one now stands for"], lines
+                     "(roofline hw show h100-sxm gives the text), which the new one now stands for; to add to the text "
+                     f"instead, roofline hw edit {tmp_path / 'src.yaml'}"], lines
     assert said(lambda: set_fields("hardware", "src", ["source=Acme's second page"], (tmp_path,))) == []  # the user's own
     #   text replaced again (qa316: said again)
     assert not any("no source" in line for line in said(lambda: new_profile("engine", "eng", "vllm", ["kernel_latency=3 us"],
