@@ -1844,6 +1844,11 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if slow:  # qa398: MI300X's $0.04 read as a buy, the Argonne rows' 69-308% said in the warnings alone
         text += (f" Published runs on {_list([_hw(meta, h) for h in slow])} measured slower than this model predicts (a "
                  f"known miss of {engine} or a profile priced with its costs, in the warnings): the prices there run low.")
+    short_of_memory = memory_missed(df, meta, engine, [h0, *others.index])
+    if short_of_memory:  # qa455: gpt-oss-120b's tier at batch 73, the most that fits, where vLLM's start-up measured
+        text += (f" A known miss of {engine} (in the warnings): the engine was measured to take more memory for this "
+                 f"model than this tool counts, so on {_list([_hw(meta, h) for h in short_of_memory])} the largest batch "
+                 "that fits runs high, and with it the cheapest tier's batch; its price there runs low.")  # weights 8.7% larger, the KV cache ~1 GB
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)
         text += (" N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition, "
                  "not a drafter's skill, and it pays no drafter, so one alpha for both favours it.")
@@ -1874,6 +1879,23 @@ def _measured_slower_text(rows: pd.DataFrame, meta: dict, engine: str) -> str:
     return (f" Published runs on {_list([_hw(meta, h) for h in slow])} measured slower than this model predicts (a known "
             f"miss of {engine} or a profile priced with its costs, in the warnings): its speeds there run high and its "
             "prices low." if slow else "")
+
+
+def memory_missed(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
+    """The devices of `hardware` where a config of `df` (its model and layout, plain decoding, at its batches) matches a
+    known miss with no `measured` direction, the memory kind (docs/PROFILES.md: vllm's gpt-oss-120b weights as vLLM
+    loads them), of `engine` or a profile priced with its costs (frontier._misses_of)."""
+    from roofline.frontier import _misses_of
+
+    profiles, cache, out = tuple((meta or {}).get("profiles") or ()), {}, []
+    for h in hardware:
+        for _, g in df[df["hardware"] == h].groupby(["model"], observed=True):
+            row = {**g.iloc[0].to_dict(), "engine": engine, "decoding": "plain",
+                   "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
+            if any("measured" not in miss for miss in _misses_of(row, profiles, cache)):
+                out.append(h)
+                break
+    return out
 
 
 def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
