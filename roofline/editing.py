@@ -1344,6 +1344,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         graphs = [value for keys, value in pairs if keys == ["graphs"]] if kind == "engine" else []  # qa325: said
         shown = str(doc["display_name"])
+        nested = re.fullmatch(r"\S+ \(copy of (.+)\)", shown)  # a copy of a copy names the first profile once, not
+        if nested:  # 't95 (copy of t94 (copy of NVIDIA H100 ...))', which wrapped every figure title over two lines
+            shown = nested.group(1)
         if graphs:  # set back to true, the copy's name no longer says eager (qa328)
             shown = shown.replace(EAGER_NAMED, "")
         costs = [value for keys, value in pairs if keys == ["costs_from"]] if kind == "engine" else []

@@ -78,3 +78,22 @@ def test_validate_names_every_missing_required_field_at_once(roofline, tmp_path)
     code, out, err = roofline("models", "validate", model)
     assert code == 2 and ("m.yaml: layers: expected a required field (missing too: heads, kv_heads, head_dim, ffn_size, "
                           "vocab_size), found nothing") in out + err, out + err
+
+
+def test_a_copy_of_a_copy_names_the_first_profile_once(roofline, tmp_path, monkeypatch):
+    """'t95 (copy of t94 (copy of NVIDIA H100 SXM5 94GB (HBM2e, HGX 4-GPU)))' wrapped every figure title; an engine
+    copy's eager mark follows its graphs."""
+    import yaml
+
+    from roofline.hardware import load_hardware
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    first = load_hardware("h100-sxm-94gb").display_name
+    for name, source, sets in (("t94", "h100-sxm-94gb", []), ("t95", "t94", []), ("e1", "vllm", ["graphs=false"]),
+                               ("e2", "e1", []), ("e3", "e2", ["graphs=true"])):
+        group = "hw" if name.startswith("t") else "engines"
+        assert roofline(group, "new", name, "--from", source, *[a for s in sets for a in ("--set", s)])[0] == 0
+    shown = {p.stem: yaml.safe_load(p.read_text())["display_name"] for p in tmp_path.glob("*.yaml")}
+    assert shown["t94"] == f"t94 (copy of {first})" and shown["t95"] == f"t95 (copy of {first})", shown
+    assert shown["e2"].startswith("e2 (copy of vLLM") and shown["e2"].endswith(", run eagerly: graphs false)"), shown
+    assert shown["e2"].count("copy of") == 1 and "eagerly" not in shown["e3"], shown
