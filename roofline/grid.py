@@ -793,7 +793,8 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 cap = np.take(np.asarray(block["max_batch"]), [0], axis=AXIS["batch"])
                 at_last += int(np.count_nonzero((be == last) & (cap > last)))
                 at_limit = np.take(np.asarray(block["break_even_at_memory_limit"]), [0], axis=AXIS["batch"])
-                at_cap += int(np.count_nonzero(at_limit & (cap < last)))  # the rows' own flag (compute_block)
+                at_cap += int(np.count_nonzero(at_limit & (cap <= last)))  # the rows' own flag (compute_block); a cap
+                # that is the last swept batch too is memory's (qa453: neither note where the axis ended at max_batch)
             if lower_bounds_said and len(ax["batch"]) > 1 and speculates(cfg.method, 1):
                 speedup = np.asarray(block["speedup"])
                 below = np.broadcast_to(np.asarray(block["break_even_batch"]), speedup.shape) > batch_col
