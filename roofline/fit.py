@@ -299,8 +299,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     others = len(fit) - len(own)
     if not others:  # all of this engine, fewer than MIN_ENGINE_ROWS of them predictable (or a cross-validation fold)
         return fit, f"all {len(fit)} fit rows, of engine {label}"
-    only = (f"none of engine {label}" + (" the model can predict" if len(own) else "") if not usable else
-            f"only {usable} of engine {label}" + (" the model can predict" if usable < len(own) else "") + f", fewer than {MIN_ENGINE_ROWS}")
+    repeats = int((mine & ~distinct).sum())  # a repeated row is one measurement, not one the model cannot predict
+    once = f" ({repeats} repeating another)" if repeats else ""  # (qa451: said 'the model can predict' of a repeat)
+    only = (f"none of engine {label}" + (" the model can predict" if len(own) - repeats else "") + once if not usable
+            else f"only {usable}{' distinct' if repeats and usable == len(own) - repeats else ''} of engine {label}"
+            + (" the model can predict" if usable < len(own) - repeats else "") + f"{once}, fewer than {MIN_ENGINE_ROWS}")
     engines = _other_engines(fit[~mine])  # by profile (qa279: vLLM 0.7's rows said 'vllm 5', read as the profile's own)
     named = ": " + ", ".join(f"{e} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
     which = (f"all {len(fit)} fit rows ({only}), each predicted with {engine_name}: a profile fitted "
@@ -579,8 +582,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "parameter": f"{p.key} [{family}]", "meaning": f"the same on {family} ({', '.join(globs[family])}: "
                                                           f"{int(families[family])} rows)",
             "unit": p.unit or "-", "low": p.to_unit(p.low), "high": p.to_unit(p.high),
-            "start": p.to_unit(start[p.field]),
-            "fitted": p.to_unit(value if sensitivity[n_base + i] > 1e-3 else applies),
+            "start": p.to_unit(min(max(start[p.field], p.low), p.high)),  # where the search starts, as the shared row's
+            "fitted": p.to_unit(value if sensitivity[n_base + i] > 1e-3 else applies),  # (qa451: an unclipped 50 us)
             "bound": "" if sensitivity[n_base + i] <= 1e-3 else "low" if x <= AT_BOUND_U else ("high" if x >= 1 - AT_BOUND_U else ""),
             "fixed": False, "family": family,
             "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
@@ -654,8 +657,10 @@ _FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item 
 def _with_overrides(overrides: tuple, loaded: tuple, restored: set[tuple[str, str]]) -> tuple:
     """`overrides` (an engine's: (glob, {field: value})) with the values `restored` ((glob, field)) put back from
     `loaded`'s, into the entry of the same glob, else a new one."""
-    out = {glob: dict(changes) for glob, changes in overrides}
-    for glob, changes in loaded:
+    out: dict[str, dict] = {}
+    for glob, changes in overrides:  # a glob given twice (a fit's family entry beside the profile's own) merged, the
+        out.setdefault(glob, {}).update(changes)  # later's values over the earlier's (qa451: the later replaced the
+    for glob, changes in loaded:  # whole earlier entry, sglang's sourced 7.5 us all-reduce on MI300X with it)
         for field_name, value in changes.items():
             if (glob, field_name) in restored:
                 out.setdefault(glob, {})[field_name] = value
