@@ -301,11 +301,20 @@ def _speedup_text(speedup: float) -> str:
     return text
 
 
+TEXT_WIDTH = 116  # a profile's free text wrapped to this many characters a line (qa454: vllm's source one line of 11,504)
+
+
 def _text_block(label: str, text: object) -> str:
     """'  LABEL: first line' and every further line of a profile's free text indented under it (4 spaces), whatever
-    indent the YAML gave it."""
+    indent the YAML gave it; a line longer than TEXT_WIDTH wrapped at its spaces (a folded YAML scalar is one line)."""
+    import textwrap
+
     lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
-    return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+    head = f"  {label}: "
+    wrapped = textwrap.wrap(lines[0], TEXT_WIDTH - len(head), break_long_words=False, break_on_hyphens=False) or [""]
+    rest = [part for line in lines[1:] if line
+            for part in textwrap.wrap(line, TEXT_WIDTH - 4, break_long_words=False, break_on_hyphens=False)]
+    return "\n".join([head + wrapped[0], *(f"    {line}" for line in [*wrapped[1:], *rest])])
 
 
 def _pipeline_text(p: dict) -> str:
