@@ -890,7 +890,8 @@ def check_plausible(table: pd.DataFrame, ideal_predicted, where: str, converted:
         raise RooflineError(f"{where}: {what}: expected a measurement at most {IMPLAUSIBLE_SLOWER:g}x slower "
                             f"and {IMPLAUSIBLE_FASTER:g}x faster than the roofline bound ({bound[i]:.4g} {r['quantity']}), "
                             f"found {r['value']:.4g}, {how} it{hint}"
-                            + (f"; {int(bad.sum()) - 1} more rows like it" if bad.sum() > 1 else ""))
+                            + (f"; {int(bad.sum()) - 1} more {'row' if bad.sum() == 2 else 'rows'} like it"
+                               if bad.sum() > 1 else ""))  # (qa450: '1 more rows')
 
 
 def warn_engine_shadows(name: str | ServingEngine, profiles: tuple = ()) -> None:

@@ -228,6 +228,7 @@ def test_a_lineage_line_names_engine_slots_only():
     assert lineage_comment("sglang").startswith("# descends from the sglang profile: ")
 
 
+@pytest.mark.slow
 def test_a_fit_refuses_every_parameter_fixed_and_a_per_family_parameter_fixed_before_reading_rows(tmp_path):
     """run_fit's option checks, before the file is read (it does not exist here)."""
     from roofline.errors import RooflineError
@@ -259,6 +260,7 @@ ROW = {
 }
 
 
+@pytest.mark.slow
 def test_rows_left_out_for_several_reasons_are_said_so_and_a_source_with_one_row_left_out_is_not_refused(tmp_path):
     """The refusal of too few predictable rows names the first reason left out and ', and others' where the rows left
     out differ in reason (a 405B on one H100: memory; a draft row without acceptance_length: no default rates). --cv

@@ -3,10 +3,13 @@ a batch axis ending at max_batch had neither the memory-limit note nor the last-
 
 import warnings
 
+import pytest
+
 from roofline.grid import load_configs, run_sweep
 from roofline.scenario import scenario_from_dict
 
 
+@pytest.mark.slow
 def test_a_break_even_at_the_memory_limit_that_is_also_the_last_swept_batch_is_said():
     """iter_blocks counted the memory-limit cells as at_limit & (cap < last); the break-even never exceeds the last swept
     batch, so that only leaves out cap == last, which at_last (cap > last) does not count either: a batch axis ending at

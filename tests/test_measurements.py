@@ -597,14 +597,19 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     assert code == 2 and "--source-id: expected text on one line" in err and not (tmp_path / "cr.csv").exists()
     shipped = Path(__file__).resolve().parent.parent / "measurements" / "published.csv"
     before_shipped = shipped.read_bytes()
-    code, _, err = roofline("measurements", "convert", spec, *common[:-3], shipped, "--append")
-    assert code == 2 and "(the shipped measurements, fit's and accuracy's default input)" in err
-    assert err.rstrip().endswith("published.csv: copy it elsewhere first"), err
-    assert shipped.read_bytes() == before_shipped
     new_there = shipped.parent / "my-runs-not-there.csv"  # qa426: a new file was told to be copied first
-    code, _, err = roofline("measurements", "convert", spec, *common[:-3], new_there)
-    assert code == 2 and err.rstrip().endswith("my-runs-not-there.csv: write it elsewhere (--out my-runs.csv)"), err
-    assert not new_there.exists()
+    try:  # the shipped file put back whatever the command did (qa450: a broken guard appended to it for good)
+        code, _, err = roofline("measurements", "convert", spec, *common[:-3], shipped, "--append")
+        assert code == 2 and "(the shipped measurements, fit's and accuracy's default input)" in err
+        assert err.rstrip().endswith("published.csv: copy it elsewhere first"), err
+        assert shipped.read_bytes() == before_shipped
+        code, _, err = roofline("measurements", "convert", spec, *common[:-3], new_there)
+        assert code == 2 and err.rstrip().endswith("my-runs-not-there.csv: write it elsewhere (--out my-runs.csv)"), err
+        assert not new_there.exists()
+    finally:
+        if shipped.read_bytes() != before_shipped:
+            shipped.write_bytes(before_shipped)
+        new_there.unlink(missing_ok=True)
     big = tmp_path / "big.csv"
     body = out.read_text().replace("\r\n", "\n").splitlines(keepends=True)
     big.write_text(body[0] + "".join(body[1].replace("0.0112", f"{0.0112 + i * 1e-7:.7f}") for i in range(9000)))

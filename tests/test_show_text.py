@@ -1,6 +1,8 @@
 """`hw show`, `models show` and `engines show` wrap a profile's free text at TEXT_WIDTH (qa454: vllm's source, a folded
 YAML scalar, printed as one line of 11,504 characters), keeping the lines its author broke and every word."""
 
+import pytest
+
 from roofline.tables import TEXT_WIDTH, _text_block
 
 
@@ -19,6 +21,7 @@ def test_the_authors_line_breaks_stay_and_a_word_longer_than_a_line_is_not_cut()
     assert lines == ["  notes: first line", "    second", f"    {url}", "    end", "    third"], lines
 
 
+@pytest.mark.slow
 def test_engines_show_prints_no_line_of_its_sources_longer_than_the_width(roofline):
     code, out, _ = roofline("engines", "show", "vllm")
     at = out.index("  source: ")
