@@ -2197,8 +2197,12 @@ def _shown(value, unit: str) -> str:
         return f"{value / 1024:,.1f} KiB"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    if unit in ("", "USD/h"):
-        return f"{value:.4g}" + (f" {unit}" if unit else "")
+    if unit == "USD/h":  # as hw show and hw list write a price (qa455: '3 USD/h' beside '1.95 USD/h')
+        from roofline.units import format_usd_per_hour
+
+        return f"{format_usd_per_hour(value)} USD/h"
+    if unit == "":
+        return f"{value:.4g}"
     if unit == "USD/Mtok":
         return f"${format_significant(value)}"
     return format_si(value, unit)
@@ -2222,6 +2226,16 @@ def _shown_to(value: float, unit: str, digits: int) -> str:
 DIFF_LABEL_WIDTH = 56  # side_by_side's label column (an override's key fits): a longer label is a line of its own
 
 
+def _alike(a: str, b: str, unit: str | None) -> bool:
+    """Whether two cells of a diff read as the same value: the same text, or prices of the same number to the cents
+    shown ('2.00 USD/h' and '2.000 USD/h', format_usd_per_hour's cents and tenths of a cent)."""
+    if a == b:
+        return True
+    if unit == "USD/h" and a.endswith(" USD/h") and b.endswith(" USD/h"):  # ('-': no price)
+        return float(a.split()[0].replace(",", "")) == float(b.split()[0].replace(",", ""))
+    return False
+
+
 def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> list[str]:
     """The lines of a two-profile diff (`hw diff`, `models diff`, `engines diff`): the two files, then one line a row
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
@@ -2230,7 +2244,7 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     # its own, its values on the next (qa403: a label of 81 characters made every row of `engines diff` 269 wide)
     shown = [(_shown(va, unit), _shown(vb, unit)) if unit is not None else None for _, va, vb, unit in rows]
     for i, (_, va, vb, unit) in enumerate(rows):  # two values that differ but print alike get the digits that tell them
-        if shown[i] and shown[i][0] == shown[i][1] and va != vb and unit not in (None, "text") and all(  # apart (qa311:
+        if shown[i] and _alike(*shown[i], unit) and va != vb and unit not in (None, "text") and all(  # apart (qa311:
                 isinstance(v, float) for v in (va, vb)):  # 192 GB against 183,359 MiB, both '192 GB', starred)
             shown[i] = next(((a, b) for d in range(4, 10) if (a := _shown_to(va, unit, d)) != (b := _shown_to(vb, unit, d))),
                             shown[i])
@@ -2338,6 +2352,11 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
             for hw, t, fit in ((hw_a, ta, fits[0]), (hw_b, tb, fits[1]))), "USD/Mtok"))
 
     lines = side_by_side((hw_a.path, hw_b.path), (hw_a.name, hw_b.name), rows)
+    for side, hw in (("A", hw_a), ("B", hw_b)):  # a copy's values no source or notes speak for (qa455: a price of
+        hand = hand_set_fields(read_text(hw.path)) if hw.path else []  # 1.95 USD/h beside 3, its source unsaid)
+        if hand:  # as its header says it (hand_set_line): since the copy was made, once its source or notes are among them
+            how = "since the copy was made" if {"source", "notes"} & set(hand) else "not from its source or notes"
+            lines.append(f"set by hand in {side} ({hw.name}), {how}: {', '.join(hand)}")
     note = shard_note(ref, dep)
     if note:  # a layout the engines refuse to load: the reference points above are the silicon's, not a deployment's
         lines.append(f"note: {note}")

@@ -97,3 +97,17 @@ def test_a_copy_of_a_copy_names_the_first_profile_once(roofline, tmp_path, monke
     assert shown["t94"] == f"t94 (copy of {first})" and shown["t95"] == f"t95 (copy of {first})", shown
     assert shown["e2"].startswith("e2 (copy of vLLM") and shown["e2"].endswith(", run eagerly: graphs false)"), shown
     assert shown["e2"].count("copy of") == 1 and "eagerly" not in shown["e3"], shown
+
+
+def test_hw_diff_writes_prices_as_show_does_and_names_the_values_set_by_hand(roofline, tmp_path, monkeypatch):
+    """qa455: hw diff wrote '3 USD/h' beside '1.95 USD/h' and said nothing of the copy's price having no source."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("hw", "new", "my-h100", "--from", "h100-sxm", "--set", "price=1.95 USD/h")[0] == 0
+    code, out, _ = roofline("hw", "diff", "h100-sxm", "my-h100")
+    price = next(line for line in out.splitlines() if line.startswith("price "))
+    assert code == 0 and price.split()[1:5] == ["3.00", "USD/h", "1.95", "USD/h"], price
+    assert "set by hand in B (my-h100), not from its source or notes: price" in out.splitlines(), out
+    assert not any(line.startswith("set by hand in A") for line in out.splitlines())
+    assert roofline("hw", "set", "my-h100", "notes=Price: our quote.")[0] == 0
+    code, out, _ = roofline("hw", "diff", "h100-sxm", "my-h100")
+    assert "set by hand in B (my-h100), since the copy was made: notes, price" in out.splitlines(), out
