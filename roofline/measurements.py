@@ -973,16 +973,18 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
             try:
                 results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
-                bad = exc
+                bad, column = exc, exc.colno
                 next_start = line_end + len(text[line_end:]) - len(text[line_end:].lstrip())
                 if not results and (":" not in line or lead + whole.pos > next_start):  # a document's opening line
                     bad = whole  # ('{', '[{', or one the whole document reads past: one over many lines, said at its
                     # own position (qa206: a stray comma on line 10 was said at line 1; qa209: after '[{' too). A JSON
                     # line of its own keys cut short is said at its own line (qa211): the whole text stops at the next
                     # line's first character
-                    n = whole.lineno + text[:lead].count("\n")  # stripped's blank lines back
+                    n = whole.lineno + text[:lead].count("\n")  # stripped's blank lines back, and on its first
+                    column = whole.colno + (lead - text[:lead].rfind("\n") - 1 if whole.lineno == 1 else 0)  # line
+                    # the indent stripped (qa456: '  [,' said at column 2)
                 again = " (a second JSON document: one a file, or a result a line)" if bad.msg == "Extra data" else ""
-                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno}), "
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {column}), "
                                     f"{json_found(bad, 'the end of the line' if bad is exc else 'the end of the text')}"
                                     f"{again}") from None
     for n, item in enumerate(results, 1):
