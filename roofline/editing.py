@@ -71,6 +71,7 @@ from roofline.yamlio import comment_line, load_yaml_text, read_text, write_text_
 
 SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
 EDIT_MARK = "# roofline: "
+BANNER_STARTS = (f"{EDIT_MARK}NOT SAVED: ", f"{EDIT_MARK}fix the file and save")  # the NOT SAVED banner's two lines
 MAX_EDIT_ROUNDS = 20
 EAGER_NAMED = ", run eagerly: graphs false"  # what an engine copy set eager says in its display name
 TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer", "description")  # text: a value that reads as a number stays text
@@ -224,8 +225,10 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
         for depth, part in enumerate(path[:-1]):
             if isinstance(node, list):  # overrides.0.kernel_latency: an entry of a list by its index
                 if not (part.isdigit() and int(part) < len(node)):
-                    raise RooflineError(f"{where}: {'.'.join(path)}: expected an index of {'.'.join(path[:depth])} "
-                                        f"(0 to {len(node) - 1}), found {part!r}")
+                    parent = ".".join(path[:depth])
+                    raise RooflineError(f"{where}: {'.'.join(path)}: expected " + (
+                        f"an index of {parent} (0 to {len(node) - 1})" if node else  # (qa452: '0 to -1')
+                        f"{parent} set whole ({parent}=[...]: it is empty)") + f", found {part!r}")
                 node = node[int(part)]
                 continue
             child = node.get(part) if isinstance(node, dict) else None
@@ -1811,7 +1814,8 @@ NOT_SAVED_LINES = 2  # the lines edit_profile's NOT SAVED banner puts above an i
 def _edit_error(kind: str, edited: str, path: Path, extra_dirs: tuple) -> str | None:
     """Why `edited` is not a valid profile (None where it is), naming the line of the field at fault as the editor
     shows it next, under the NOT SAVED banner's lines (qa358: these errors named no line, as `set`'s do)."""
-    shown = "#\n" * NOT_SAVED_LINES + edited  # comments: read as `edited` is, a line per banner line
+    shown = "#\n" * NOT_SAVED_LINES + edited.removeprefix("\ufeff")  # comments: read as `edited` is, a line per
+    # banner line (a byte-order mark left before them, not mid-text: qa452, a BOM profile's edit never saved)
     try:
         validate_text(kind, shown, path, extra_dirs)
     except RooflineError as exc:
@@ -1865,7 +1869,10 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 raise RooflineError(f"editor {command!r}: cannot run: {exc.strerror or exc} (set $EDITOR)") from None
             if status != 0:
                 raise RooflineError(f"editor {command!r} exited with status {status}; {path} is unchanged")
-            edited = "".join(line for line in read_text(scratch).splitlines(keepends=True) if not line.startswith(EDIT_MARK))
+            lines = read_text(scratch).splitlines(keepends=True)
+            while lines and lines[0].startswith(BANNER_STARTS):  # the banner alone, not a line of the user's own
+                lines.pop(0)  # that begins '# roofline: ' (qa452: removed, and the file written, on an edit of nothing)
+            edited = "".join(lines)
             if edited == original:
                 return path, False
             if error and edited == text:

@@ -93,6 +93,7 @@ def deepseek_v3():
 # loop of the analytical core) does not.
 SLOW_SUITES = {"test_fuzz.py", "test_bad_inputs.py", "test_editing.py", "test_fit.py", "test_measurements.py", "test_properties.py",
                "test_findings_figures.py", "test_accuracy_edges.py", "test_measurements_edges.py", "test_accuracy_family.py",
+               "test_edit_hw_diff.py", "test_edit_hw_edit.py", "test_edit_hw_notes.py", "test_edit_hw_set.py", "test_edit_mends.py",
                "test_accuracy.py", "test_report.py", "test_findings.py", "test_plots.py"}
 
 
