@@ -74,6 +74,8 @@ class _BoundedSafeLoader(_StrictKeys, yaml.SafeLoader):
                 mark = self.peek_event().start_mark
                 raise yaml.composer.ComposerError(None, None, f"more than {MAX_ALIASES} aliases (*name)", mark)
             return super().compose_node(parent, index)
+        if self.check_event(yaml.ScalarEvent):  # a scalar is no level, as _check_events counts them (qa452: 31 lists
+            return super().compose_node(parent, index)  # holding a scalar refused here, read under LibYAML)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:

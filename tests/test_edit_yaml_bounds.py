@@ -45,3 +45,15 @@ def test_a_document_of_exactly_100000_values_once_expanded_reads_and_one_more_is
     assert len(data["a"]) == n and len(data["b"]) == m
     with pytest.raises(RooflineError, match=r"^f\.yaml: not valid here: more than 100,000 values once aliases are expanded$"):
         load_yaml_text(text + "c: x\n", "f.yaml")  # two values more: 100,002
+
+
+def test_both_loaders_read_31_nested_lists_holding_a_scalar(monkeypatch):
+    """qa452: 1 mapping and 31 lists are 32 levels, which LibYAML's event pass reads; the pure-Python composer counted
+    the scalar inside as a 33rd and refused it."""
+    from roofline import yamlio
+    from roofline.yamlio import load_yaml_text
+
+    text = "a: " + "[" * 31 + "x" + "]" * 31 + "\n"
+    fast = load_yaml_text(text, "f.yaml")
+    monkeypatch.setattr(yamlio, "_CSafeLoader", None)
+    assert load_yaml_text(text, "f.yaml") == fast
