@@ -4,6 +4,7 @@ rounds and its unchanged case, _sparse_peaks_held's bf16/fp16 check)."""
 import sys
 
 import pytest
+from lab_gpu import lab_gpu
 
 
 @pytest.fixture(autouse=True)
@@ -12,21 +13,7 @@ def _isolated_user_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("ROOFLINE_PATH", raising=False)
 
 
-LAB = """type: hardware
-name: lab
-display_name: Lab GPU
-kind: gpu
-memory: 80 GB
-memory_bandwidth: 2 TB/s
-peak_flops: {bf16: 500 TFLOP/s}
-on_chip_cache: 40 MiB
-link_bandwidth: 100 GB/s
-link_latency: 5 us
-efficiency: {memory: 0.8, compute: 0.7, link: 0.8}
-step_overhead: 20 us
-source: my lab
-notes: none
-"""
+LAB = lab_gpu()
 
 
 def _counting_editor(tmp_path, invalid_rounds: int) -> str:

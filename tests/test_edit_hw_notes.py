@@ -2,6 +2,7 @@
 roofline/editing.py: _was_marker, _sparse_peak_note, _paired_peak_note, _kept_price_note, _unsourced_note)."""
 
 import pytest
+from lab_gpu import lab_gpu
 
 
 @pytest.fixture(autouse=True)
@@ -16,21 +17,7 @@ def _copy(roofline, name="g1", *sets):
     return err
 
 
-LAB = """type: hardware
-name: lab
-display_name: Lab GPU (rev 2)   # the name we use
-kind: gpu
-memory: 80 GB
-memory_bandwidth: 2 TB/s
-peak_flops: {bf16: 500 TFLOP/s}
-on_chip_cache: 40 MiB
-link_bandwidth: 100 GB/s
-link_latency: 5 us
-efficiency: {memory: 0.8, compute: 0.7, link: 0.8}
-step_overhead: 20 us
-source: my lab
-notes: none
-"""
+LAB = lab_gpu(display="Lab GPU (rev 2)   # the name we use")
 
 
 def test_a_remark_keeps_the_first_value_through_later_sets_where_that_value_holds_a_parenthesis(roofline, tmp_path):

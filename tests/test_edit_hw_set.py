@@ -2,6 +2,7 @@
 
 import pytest
 import yaml
+from lab_gpu import lab_gpu
 
 from roofline.hardware import load_hardware
 
@@ -41,21 +42,7 @@ def test_a_list_or_mapping_value_over_2000_characters_is_refused(roofline, tmp_p
     assert code == 2 and err.strip() == "error: hw set torus: expected a short value, found 2100 characters"
 
 
-FLOW_GPU = """type: hardware
-name: flow-gpu
-display_name: Flow GPU
-kind: gpu
-memory: 80 GB
-memory_bandwidth: 2 TB/s
-peak_flops: {bf16: 500 TFLOP/s}
-on_chip_cache: 40 MiB
-link_bandwidth: 100 GB/s
-link_latency: 5 us
-efficiency: {memory: 0.8, compute: 0.7, link: 0.8}
-step_overhead: 20 us
-source: my lab
-notes: none
-"""
+FLOW_GPU = lab_gpu("flow-gpu", "Flow GPU")
 
 
 def test_a_mapping_set_adds_to_a_file_without_block_mappings_is_indented_two_spaces(roofline, tmp_path):

@@ -5,22 +5,7 @@ list was said as an index '0 to -1'."""
 import sys
 
 import pytest
-
-GPU = """type: hardware
-name: {name}
-display_name: Lab GPU
-kind: gpu
-memory: 80 GB
-memory_bandwidth: 2 TB/s
-peak_flops: {{bf16: 500 TFLOP/s}}
-on_chip_cache: 40 MiB
-{extra}link_bandwidth: 100 GB/s
-link_latency: 5 us
-efficiency: {{memory: 0.8, compute: 0.7, link: 0.8}}
-step_overhead: 20 us
-source: my lab
-notes: none
-"""
+from lab_gpu import lab_gpu
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +19,7 @@ def test_hw_edit_saves_a_valid_change_to_a_file_that_starts_with_a_bom(roofline,
     # two lines in front of the text, so the BOM is mid-stream ('line 4: not valid YAML: did not find expected
     # <document start>')
     path = tmp_path / "bom.yaml"
-    path.write_bytes(b"\xef\xbb\xbf" + GPU.format(name="bom", extra="").encode())
+    path.write_bytes(b"\xef\xbb\xbf" + lab_gpu("bom").encode())
     assert roofline("--profiles", tmp_path, "hw", "validate", path)[0] == 0
     monkeypatch.setenv("EDITOR", f"{sys.executable} -c \"import sys; p = sys.argv[1]; t = open(p, encoding='utf-8').read(); "
                                  f"open(p, 'w', encoding='utf-8').write(t.replace('memory: 80 GB', 'memory: 70 GB'))\"")
@@ -46,7 +31,7 @@ def test_hw_edit_saves_a_valid_change_to_a_file_that_starts_with_a_bom(roofline,
 def test_hw_edit_left_unchanged_keeps_a_users_comment_that_starts_like_the_banner(roofline, tmp_path, monkeypatch):
     # edit_profile drops every line starting '# roofline: ' from what the editor saved (its banner's mark), the user's
     # own comment lines too: an editor quit without a change rewrote the file without them and said 'wrote'
-    text = GPU.format(name="mine", extra="# roofline: calibrated 2026-03-01, see lab log\n")
+    text = lab_gpu("mine", extra="# roofline: calibrated 2026-03-01, see lab log\n")
     path = tmp_path / "mine.yaml"
     path.write_text(text)
     monkeypatch.setenv("EDITOR", "true")
