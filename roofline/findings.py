@@ -1848,7 +1848,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if short_of_memory:  # qa455: gpt-oss-120b's tier at batch 73, the most that fits, where vLLM's start-up measured
         text += (f" A known miss of {engine} (in the warnings): the engine was measured to take more memory for this "
                  f"model than this tool counts, so on {_list([_hw(meta, h) for h in short_of_memory])} the largest batch "
-                 "that fits runs high, and with it the cheapest tier's batch; its price there runs low.")  # weights 8.7% larger, the KV cache ~1 GB
+                 "that fits runs high, and with it the cheapest tier's batch; its price there runs low.")
     if "ngram" in set(methods) and len(set(methods)) > 1 and a0 is not None:  # as cheapest says it (qa362)
         text += (" N-gram lookup shares an alpha with the drafters here: its acceptance is the workload's repetition, "
                  "not a drafter's skill, and it pays no drafter, so one alpha for both favours it.")
@@ -1881,21 +1881,27 @@ def _measured_slower_text(rows: pd.DataFrame, meta: dict, engine: str) -> str:
             "prices low." if slow else "")
 
 
-def memory_missed(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
-    """The devices of `hardware` where a config of `df` (its model and layout, plain decoding, at its batches) matches a
-    known miss with no `measured` direction, the memory kind (docs/PROFILES.md: vllm's gpt-oss-120b weights as vLLM
-    loads them), of `engine` or a profile priced with its costs (frontier._misses_of)."""
-    from roofline.frontier import _misses_of
-
+def _devices_missed(df: pd.DataFrame, meta: dict, engine: str, hardware: list, by: list[str], matches) -> list:
+    """The devices of `hardware` where a config of `df` (grouped `by`, at its batches: a range from its smallest to its
+    largest) is one `matches(row, profiles, cache)` says a known miss holds, under `engine` (frontier._misses_of)."""
     profiles, cache, out = tuple((meta or {}).get("profiles") or ()), {}, []
     for h in hardware:
-        for _, g in df[df["hardware"] == h].groupby(["model"], observed=True):
-            row = {**g.iloc[0].to_dict(), "engine": engine, "decoding": "plain",
-                   "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
-            if any("measured" not in miss for miss in _misses_of(row, profiles, cache)):
+        for _, g in df[df["hardware"] == h].groupby(by, observed=True):
+            row = {**g.iloc[0].to_dict(), "engine": engine, "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
+            if matches(row, profiles, cache):
                 out.append(h)
                 break
     return out
+
+
+def memory_missed(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
+    """The devices of `hardware` where a model of `df` (plain decoding, at its batches) matches a known miss with no
+    `measured` direction, the memory kind (docs/PROFILES.md: vllm's gpt-oss-120b weights as vLLM loads them), of
+    `engine` or a profile priced with its costs."""
+    from roofline.frontier import _misses_of
+
+    return _devices_missed(df, meta, engine, hardware, ["model"], lambda row, profiles, cache: any(
+        "measured" not in miss for miss in _misses_of({**row, "decoding": "plain"}, profiles, cache)))
 
 
 def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -> list:
@@ -1904,14 +1910,8 @@ def measured_slower(df: pd.DataFrame, meta: dict, engine: str, hardware: list) -
     as cheapest's notes read them)."""
     from roofline.frontier import _missed
 
-    profiles, cache, out = tuple((meta or {}).get("profiles") or ()), {}, []
-    for h in hardware:
-        for _, g in df[df["hardware"] == h].groupby(["model", "method"], observed=True):
-            row = {**g.iloc[0].to_dict(), "engine": engine, "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
-            if any(_missed({**row, "decoding": kind}, "slower", profiles, cache) for kind in ("plain", "speculation")):
-                out.append(h)
-                break
-    return out
+    return _devices_missed(df, meta, engine, hardware, ["model", "method"], lambda row, profiles, cache: any(
+        _missed({**row, "decoding": kind}, "slower", profiles, cache) for kind in ("plain", "speculation")))
 
 
 def prefill_point(df: pd.DataFrame) -> pd.Series | None:
