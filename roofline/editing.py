@@ -1627,14 +1627,14 @@ def _hand_set_prefix(line: str) -> str | None:
 def _described(text: str) -> list[str]:
     """The comment lines that open profile `text` before its first field, but those roofline writes itself (the
     editor schema line, a copy's made-with, set-by-hand and lineage lines): what its author said of it."""
+    from roofline.fit import LINEAGE
+
     lines = []
     for line in text.splitlines():
         if not line.startswith("#"):
             if line.strip():
                 break
             continue
-        from roofline.fit import LINEAGE
-
         if line.startswith("# yaml-language-server:") or MADE_FROM.search(line) or _hand_set_prefix(line) \
                 or LINEAGE.match(line):  # (an engine copy's lineage line: its own is written again)
             continue
@@ -1844,8 +1844,9 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
         path, error = _editable(kind, name, extra_dirs, force), None
     except UnreadableProfile as exc:
         path, error = Path(exc.path), str(exc)
-    command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    if not (editor or os.environ.get("VISUAL") or os.environ.get("EDITOR")) and not sys.stdin.isatty():
+    chosen = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    command = chosen or "vi"
+    if not chosen and not sys.stdin.isatty():  # vi on no terminal prints a screen of escape codes (qa455)
         raise RooflineError(f"{GROUP[kind]} edit: expected $VISUAL or $EDITOR set, or a terminal for vi, found neither "
                             f"(stdin is not a terminal): set EDITOR, or change fields with roofline {GROUP[kind]} set")
     original = read_text(path)
