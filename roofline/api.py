@@ -473,11 +473,17 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
         return []
     notes = []
     at_limit = bool(spec.get("break_even_at_memory_limit"))  # qa156: these were said nothing of
-    if optimistic(be, eng.name) and not optimistic(batch, eng.name):
-        what = _break_even_named(be, at_limit)
-        notes.append(f"{what} lies where, under {eng.name}, speculative gains run optimistic (batch "
-                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md){optimistic_found_for(eng)}: read it as an upper "
-                     "estimate")  # (qa290: said flatly of a profile fitted to the user's own speculative rows)
+    longest = spec.get("pays_longest")  # the k that pays further, where predict names it (tables._pays_longest_text)
+    named = [_break_even_named(be, at_limit)] + (
+        [f"k {longest['k']}'s {_paying_up_to(longest['batch'], True)}," if longest["at_memory_limit"] else
+         f"k {longest['k']}'s break-even batch {longest['batch']:,}"]
+        if longest and longest["k"] != spec.get("k") and longest["batch"] > be else [])
+    said = [what for what, upto in zip(named, [be] + [longest and longest["batch"]]) if optimistic(upto, eng.name)]
+    if said and not optimistic(batch, eng.name):
+        notes.append(f"{' and '.join(said)} {'lies' if len(said) == 1 else 'lie'} where, under {eng.name}, speculative "
+                     f"gains run optimistic (batch {OPTIMISTIC_BATCH} and above, docs/ACCURACY.md){optimistic_found_for(eng)}: "
+                     f"read {'it' if len(said) == 1 else 'them'} as {'an upper estimate' if len(said) == 1 else 'upper estimates'}")
+        # (qa290: said flatly of a profile fitted to the user's own speculative rows)
     from roofline.fit import PARAMETERS
 
     bounds = {p.key: p for p in PARAMETERS}

@@ -962,6 +962,44 @@ def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int
     return [first, min(last, break_even - 1)]
 
 
+def _search_grid(cap: int):
+    """The batches a break-even search evaluates first: 512 geometric steps from 1 to the memory limit `cap`."""
+    return np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
+
+
+def _refined_break_even(grid, last: int, cap: int, speedup_at) -> tuple[int, float]:
+    """(break-even batch, its speedup): every batch from `last`, the last grid point that pays, to twice it (+ 64,
+    FINE_SEARCH_SPAN) or the memory limit `cap` is evaluated by `speedup_at`, and the largest that pays taken."""
+    # every batch past the last grid point that pays: near speedup 1 a tile-padded curve zigzags, and a batch
+    # beyond the next grid point can pay again (qa77: 1,490 pays on a B200 where the next grid gap ended at 1,484)
+    start = int(grid[int(np.searchsorted(grid, last))])
+    fine = np.arange(start, min(cap, FINE_SEARCH_SPAN * start + 64) + 1)
+    fine_speedup = np.asarray(speedup_at(fine))
+    be = int(break_even_batch(fine, fine_speedup))
+    return be, float(fine_speedup[int(np.searchsorted(fine, be))])
+
+
+def _longest_paying_k(hw, target, context: int, alpha, kw: dict) -> dict | None:
+    """The k of 1..K_MAX that pays up to the largest batch, each k searched up to its own memory limit as the asked
+    k's break-even is (`_search_grid`, then `_refined_break_even`); the smallest such k on a tie. {k, batch, speedup
+    there, at_memory_limit}; None where no k pays at any batch that fits."""
+    ks = K_SEARCH[K_SEARCH > 0]
+    caps = np.asarray(speculative_metrics(hw, target, 1, context, ks, alpha, **kw)["max_batch"]).astype(np.int64)
+    if caps.max() < 1:
+        return None
+    grid = _search_grid(int(caps.max()))
+    speedup = speculative_metrics(hw, target, grid[:, None], context, ks[None, :], alpha, **kw)["speedup"]
+    fits = grid[:, None] <= caps[None, :]
+    last = break_even_batch(grid, np.where(fits, speedup, 0.0), axis=0)  # per k: 0 where none pays
+    if last.max() < 1:
+        return None
+    i = int(np.argmax(last))
+    k = int(ks[i])
+    be, be_speedup = _refined_break_even(grid, int(last[i]), int(caps[i]),
+                                         lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
+    return {"k": k, "batch": be, "speedup": be_speedup, "at_memory_limit": bool(be == int(caps[i]))}
+
+
 def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, *,
                         method: str = "eagle", draft: ModelSpec | None = None, draft_hw: HardwareSpec | None = None,
                         acceptance=None, tree_nodes: int | None = None, tree_tau: float | None = None,
@@ -986,22 +1024,19 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     cap = int(point["max_batch"])
     be, losing, be_speedup, losing_all = 0, None, None, None
     if cap >= 1 and speculates(method, k):
-        grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
+        grid = _search_grid(cap)
         grid_speedup = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]
         last = int(break_even_batch(grid, grid_speedup))
         if last > 0:
-            i = int(np.searchsorted(grid, last))
-            # every batch past the last grid point that pays: near speedup 1 a tile-padded curve zigzags, and a batch
-            # beyond the next grid point can pay again (qa77: 1,490 pays on a B200 where the next grid gap ended at 1,484)
-            fine = np.arange(grid[i], min(cap, FINE_SEARCH_SPAN * grid[i] + 64) + 1)
-            fine_speedup = speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]
-            be = int(break_even_batch(fine, fine_speedup))
-            be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])
+            be, be_speedup = _refined_break_even(grid, last, cap, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
             losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
             if losing is not None:  # qa266: the table said 'not every batch between them loses' where every one did
                 between = np.arange(losing[0], losing[1] + 1)
                 losing_all = not bool(pays(speculative_metrics(hw, target, between, context, k, alpha, **kw)["speedup"]).any())
     best, best_speedup, best_per_user, drafting_fits = None, None, None, None
+    # where the asked k stops paying before memory ends its search, whether another k pays further (qa454)
+    longest = (_longest_paying_k(hw, target, context, alpha, kw)
+               if tree_nodes is None and speculates(method, k) and not (be > 0 and be == cap) else None)
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
@@ -1048,6 +1083,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         not_paying_below_break_even=losing,
         not_paying_every_batch_between=losing_all,
         break_even_speedup=be_speedup,  # the speedup at the break-even batch: within a percent of 1, the batch is not sharp
+        # the k of K_SEARCH whose break-even is the largest (qa454: predict said the asked k's alone, the report the k
+        # that pays longest): {k, batch, speedup, at_memory_limit}; None for a tree, k 0, or where no k pays
+        pays_longest=longest,
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         # launch: an eager pass its host's kernel launches set (engine.launch_floor_s)

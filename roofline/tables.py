@@ -241,6 +241,7 @@ def predict_table(point: dict) -> str:
                ": speculation pays at no batch that fits"  # qa378: "none" said no why
                if be is None and spec["k"] > 0 else "")
             + _capped_break_even_text(be, p),
+            *([f"    pays longest       {text}"] if (text := _pays_longest_text(spec)) else []),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
                + {True: " (each of them)", False: " (the first and the last that lose; some between them pay)"}.get(
@@ -282,6 +283,20 @@ def predict_table(point: dict) -> str:
                          + ("and the default rates accept later positions less often" if spec.get("acceptance_source") not in (None, "given")
                             else "at the acceptance given (a reused module accepts less in practice)"))
     return "\n".join(lines)
+
+
+def _pays_longest_text(spec: dict) -> str:
+    """'k 1, to batch 431 at least, of k = 1-64 (1.214x there: the largest batch that fits at k 1, speculation still
+    paying)': the k that pays up to the largest batch, where it is not the k asked and pays further than it (qa454: the
+    report's break-even is at that k, predict's at the asked one); '' otherwise."""
+    from roofline.speculation import K_SEARCH
+
+    longest = spec.get("pays_longest")
+    if not longest or longest["k"] == spec["k"] or longest["batch"] <= (spec["break_even_batch"] or 0):
+        return ""
+    return (f"k {longest['k']}, to batch {longest['batch']:,}{' at least' if longest['at_memory_limit'] else ''}, "
+            f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({_speedup_text(longest['speedup'])} there"
+            + (f": the largest batch that fits at k {longest['k']}, speculation still paying)" if longest["at_memory_limit"] else ")"))
 
 
 def _break_even_value(be, spec: dict) -> str:

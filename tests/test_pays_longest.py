@@ -1,0 +1,71 @@
+"""predict's `pays longest`: where the asked k stops paying before memory ends its search, the k of 1-64 that pays up to
+the largest batch (qa454: predict said the break-even at the asked k alone, the report at the k that pays longest)."""
+import numpy as np
+import pytest
+
+from roofline.hardware import load_hardware
+from roofline.layout import deployment
+from roofline.model import load_model
+from roofline.serving import load_engine
+from roofline.speculation import K_SEARCH, pays, predict_speculation, speculative_metrics
+
+pytestmark = pytest.mark.slow  # each predict_speculation searches 64 k: 70-600 ms a test
+
+H100 = load_hardware("h100-sxm")
+TARGET = load_model("llama-3.1-70b")
+KW = dict(method="eagle", dep=deployment(TARGET, tp=4), engine=load_engine("vllm"))
+
+
+def test_the_k_that_pays_longest_is_the_largest_break_even_over_k_each_to_its_own_memory_limit():
+    """EAGLE k 6 on a 70B target at tp 4, alpha 0.7: it stops paying before memory runs out; the k named pays up to a
+    larger batch, its break-even as predict's own search at that k finds it, and no k
+    of 1-64 pays at any fitting batch beyond it."""
+    asked = predict_speculation(H100, TARGET, 8, 1024, 6, 0.7, **KW)
+    longest = asked["pays_longest"]
+    assert asked["break_even_batch"] < asked["max_batch"] and longest is not None
+    assert longest["k"] != 6 and longest["batch"] > asked["break_even_batch"]
+    at_k = predict_speculation(H100, TARGET, 8, 1024, longest["k"], 0.7, **KW)
+    assert (at_k["break_even_batch"], at_k["break_even_at_memory_limit"]) == (longest["batch"], longest["at_memory_limit"])
+    assert longest["speedup"] == pytest.approx(at_k["break_even_speedup"], rel=1e-12) and pays(longest["speedup"])
+    # beyond it no k pays at a batch that k fits (every batch to twice it, every k)
+    ks = K_SEARCH[K_SEARCH > 0]
+    caps = np.asarray(speculative_metrics(H100, TARGET, 1, 1024, ks, 0.7, **KW)["max_batch"])
+    beyond = np.arange(longest["batch"] + 1, 2 * longest["batch"] + 1)
+    speedup = speculative_metrics(H100, TARGET, beyond[:, None], 1024, ks[None, :], 0.7, **KW)["speedup"]
+    assert not (pays(speedup) & (beyond[:, None] <= caps[None, :])).any()
+    # a smaller k that also pays as far is taken first: no k below it reaches its batch
+    for k in range(1, longest["k"]):
+        assert predict_speculation(H100, TARGET, 8, 1024, k, 0.7, **KW)["break_even_batch"] < longest["batch"]
+
+
+def test_a_k_that_pays_up_to_its_memory_limit_names_no_other():
+    """Llama 3.1 8B with EAGLE k 3 on one H100 pays up to the largest batch that fits: nothing pays further to name."""
+    target = load_model("llama-3.1-8b")
+    spec = predict_speculation(H100, target, 8, 1024, 3, 0.7, method="eagle", engine=load_engine("vllm"))
+    assert spec["break_even_at_memory_limit"] and spec["pays_longest"] is None
+
+
+def test_a_tree_and_k_0_name_no_k_that_pays_longest():
+    tree = predict_speculation(H100, TARGET, 8, 1024, 3, None, tree_nodes=8, tree_tau=2.5, **KW)
+    plain = predict_speculation(H100, TARGET, 8, 1024, 0, 0.7, **KW)
+    assert tree["pays_longest"] is None and plain["pays_longest"] is None
+
+
+def test_predict_prints_the_k_that_pays_longest_under_the_break_even(roofline):
+    import json
+
+    args = ["predict", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "8", "--method", "eagle", "--k", "6", "--alpha", "0.7"]
+    code, text, err = roofline(*args)
+    spec = json.loads(roofline(*args, "--json")[1])["spec"]
+    assert code == 0
+    longest = spec["pays_longest"]
+    line = next(x for x in text.splitlines() if x.strip().startswith("pays longest"))
+    assert f"k {longest['k']}, to batch {longest['batch']:,}" in line and f"{longest['speedup']:.3f}x there" in line
+    assert ("at least" in line) == longest["at_memory_limit"]
+    assert text.index("break-even batch") < text.index("pays longest")
+    # both batches lie where vllm's speculative gains run optimistic (batch 32 up): one note says both
+    note = next(x for x in err.splitlines() if "run optimistic" in x)
+    assert f"the break-even batch {spec['break_even_batch']:,} and k {longest['k']}'s " in note and "upper estimates" in note
+    # where the asked k is the one that pays longest, no line
+    own = roofline(*[a if a != "6" else str(longest["k"]) for a in args])[1]
+    assert "pays longest" not in own
