@@ -262,13 +262,15 @@ def load_yaml_text(text: str, where: str, lines: bool = False):
 
 def _record_lines(where: str, root) -> None:
     """errors.FIELD_LINES[where]: the line of every key of the document (dotted; list items as [i]), for field_error."""
+    from collections import deque
+
     lines: dict[str, int] = {}
-    todo = [("", root)]
+    todo = deque([("", root)])  # in the document's order: an anchored node is first met where it is written (qa452)
     seen: set[int] = set()
     while todo:
-        prefix, node = todo.pop()
-        if id(node) in seen:  # a node an alias names again: its fields keep the lines where it is written
-            continue
+        prefix, node = todo.popleft()
+        if id(node) in seen:  # a node an alias names again: its fields keep the lines where it is written, said under
+            continue  # the path that writes it; the alias's path falls back to the alias's own key
         seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:

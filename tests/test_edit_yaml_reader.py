@@ -81,3 +81,13 @@ def test_an_integer_of_more_digits_than_python_reads_is_one_line():
     with pytest.raises(RooflineError) as err:
         load_yaml_text("a: " + "1" * 5000 + "\n", "f.yaml")
     assert str(err.value) == "f.yaml: not valid here: an integer of more than 4,300 digits"
+
+
+def test_a_field_of_an_anchored_mapping_is_named_at_its_own_line_and_one_reached_by_an_alias_at_the_alias():
+    """qa452: the fields were recorded under the last path that reached the anchored node (an alias below it): the
+    anchor's own `a.f` fell back to `a`'s line 1, and `b.f` was said at line 2, under `a`."""
+    load_yaml_text("a: &x\n  f: 1\n  g: 2\nb: *x\n", "anchor.yaml", lines=True)
+    try:
+        assert [field_line("anchor.yaml", f) for f in ("a", "a.f", "a.g", "b", "b.f")] == [1, 2, 3, 4, 4]
+    finally:
+        FIELD_LINES.pop("anchor.yaml", None)
