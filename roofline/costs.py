@@ -23,6 +23,12 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
         MLA decode under an engine that reads its absorbed up-projections in 16 bits (dep.mla_absorbed_bf16, vLLM's
         W_UK and W_UV) from weights of fewer bits: qkv_proj bytes += layers * mla_absorbed_params_per_device * (2 - w_c)
+        MLA prefill on a cached context (S > 0; its non-absorbed form needs every cached token's K and V, and the cache
+        holds the latent alone: vLLM's MLACommonImpl._compute_prefill_context runs kv_b_proj over each cached chunk,
+        then flash attention): per layer of a dense MLA group (no read_tokens cap) the cached entries E = read_g(S, 1)
+        of each of the B_a sequences are up-projected, u = heads / tp * (d_nope + d_v) per entry,
+            qkv_proj flops += layers * 2 * kv_lora * u * B_a * E
+            qkv_proj bytes += layers * 2 * B_a * E * u * a       (the expanded K and V written, then read by attention)
         a class of dep.stage_split (those of an engine's dp_attention_stage_split: SGLang's mlp, shared_experts and lm_head by
         default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens; each group's padded to
         the busiest group's in a decode or verify pass, engine.py's T_g: gathered_tokens) with tp read as
@@ -489,6 +495,13 @@ def operator_costs(
     if not prefill:  # decode's W_UK and W_UV read in 16 bits where an engine keeps that copy, not the checkpoint's
         up_device = mla_absorbed_params_per_device(model, dep)
         costs["qkv_proj"] = (costs["qkv_proj"][0], costs["qkv_proj"][1] + n_layers * up_device * (2.0 - w("qkv_proj")))
+    if prefill and model.kv_layout == "mla":  # a cached context's latents up-projected (qa460: left out, a 128-token
+        m = model.mla  # prompt on 128k cached of DeepSeek-V3 priced 13 ms of attention, the 33.5 TFLOP expansion not)
+        up = model.heads / tp * (m.qk_nope_head_dim + m.v_head_dim)
+        cached = sum(layers * model.entries_read(g, s, 1.0) for g, layers in zip(model.groups, dep.stage_group_layers(model))
+                     if not g.read_tokens) * b_a
+        costs["qkv_proj"] = (costs["qkv_proj"][0] + 2.0 * m.kv_lora_rank * up * cached,
+                             costs["qkv_proj"][1] + 2.0 * cached * up * a)
     o_in = (model.attention_output_width + 2.0 * model.o_groups * model.o_lora_rank) / tp  # o_lora_rank 0: no intermediate
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, o_in, h, count=n_layers)
 
