@@ -2428,6 +2428,9 @@ def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sx
     for key in ("experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers",
                 "dense_placement", "groups", "groups_per_token") if ma.moe or mb.moe else ():
         values = [getattr(m.moe, key) if m.moe else None for m in (ma, mb)]
+        if key == "shared_expert_ffn_size":  # 0 stands for a routed expert's size (MoESpec.shared_ffn_width): the size
+            # in use (qa460: DeepSeek-V3's 2,048 and an import's 0 starred as differing, their parameters equal)
+            values = [(m.moe.shared_expert_ffn_size or m.moe.expert_ffn_size) if m.moe else None for m in (ma, mb)]
         rows.append((f"moe.{key}", *values, "text" if key == "dense_placement" else ""))
     rows += [("max_context_tokens", ma.max_context_tokens, mb.max_context_tokens, ""),
              ("mtp_modules", ma.mtp_modules, mb.mtp_modules, ""),

@@ -92,3 +92,16 @@ def test_models_diff_writes_counts_with_thousands_separators(roofline):
     # config.json of each: hidden_size 4096 / 8192, intermediate (ffn) 14336 / 28672, vocab 128256 for both
     assert _row(out, "hidden_size") == ["hidden_size", "4,096", "8,192", "2x", "*"]
     assert _row(out, "vocab_size") == ["vocab_size", "128,256", "128,256", "1x"]
+
+
+def test_models_diff_reads_a_shared_expert_size_of_0_as_the_routed_experts_size(roofline):
+    """qa460: DeepSeek-V3's shared_expert_ffn_size 2,048 against an import's 0 (the routed expert's 2,048 in use) was
+    starred as a difference, the two models' parameters equal."""
+    code, _, err = roofline("models", "new", "dsv3-zero", "--from", "deepseek-v3", "--set", "moe.shared_expert_ffn_size=0")
+    assert code == 0, err
+    code, out, err = roofline("models", "diff", "deepseek-v3", "dsv3-zero")
+    assert code == 0, err
+    assert _row(out, "moe.shared_expert_ffn_size") == ["moe.shared_expert_ffn_size", "2,048", "2,048", "1x"]
+    code, _, err = roofline("models", "new", "dsv3-wide", "--from", "deepseek-v3", "--set", "moe.shared_expert_ffn_size=4096")
+    code, out, err = roofline("models", "diff", "deepseek-v3", "dsv3-wide")
+    assert _row(out, "moe.shared_expert_ffn_size") == ["moe.shared_expert_ffn_size", "2,048", "4,096", "2x", "*"]
