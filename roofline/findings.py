@@ -828,7 +828,7 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
             f"sequence{fitted}) is {_pct(host_s / step_s)} of the plain step, so how far batching alone goes rests on that term.")
 
 
-def _with_plain_at_largest_fit(base: pd.DataFrame, meta: dict) -> pd.DataFrame:
+def with_plain_at_largest_fit(base: pd.DataFrame, meta: dict) -> pd.DataFrame:
     """`base` (plain decoding's fitting rows) with the report's plain points at the most that fit of its configs where
     the swept batches stop short of it (meta's `plain_at_largest_fit`: frontier.plain_at_largest_fit's computed_now
     rows, as the fast tiers' cheapest tier), so batching alone's best is said where memory ends it, not where the batch
@@ -848,7 +848,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     # batch the drafter does not fit read as speculation matching batching there, and a batch plain decoding fits but
     # the drafter does not as the largest that fits)
     base = df[plain_fits(df)].drop_duplicates(point)
-    grown = _with_plain_at_largest_fit(base, meta)  # batching alone's best at the most that fits too
+    grown = with_plain_at_largest_fit(base, meta)  # batching alone's best at the most that fits too
     b_best = grown.loc[grown["baseline_tokens_per_s"].idxmax()]
     spec = fastest_drafting(df, point).sort_values("batch")  # NaN alpha kept (qa127: every point dropped before)
     if spec.empty:

@@ -46,3 +46,28 @@ def test_the_contents_headline_says_the_point_was_computed_now(tmp_path):
     at_cap = predict(model="llama-3.1-8b", hardware="h100-sxm", batch=cap, context=512)
     assert contents.count(f"plain batching's best, {_n(at_cap['tokens_per_s'])} tokens/s at batch {cap:,} (the most that "
                           "fits, computed now)") == 2, contents
+
+
+def test_the_figures_dotted_line_is_batching_alones_best_at_the_most_that_fits(tmp_path, monkeypatch):
+    """qa459: the figure's dotted 'batching's best throughput' ran through the swept 512's 9,156 tokens/s under a text
+    quoting batch 855's 9,346; the point computed now is drawn (a star) and the line through it."""
+    from roofline import report_figures
+
+    drawn = {}
+    plotter = report_figures.REPORT_PLOTTERS["batch-vs-speculation"]
+
+    def keep(df, ops, meta):
+        drawn["fig"] = plotter(df, ops, meta)
+        return drawn["fig"]
+
+    monkeypatch.setitem(report_figures.REPORT_PLOTTERS, "batch-vs-speculation", keep)
+    _finding_text(tmp_path, "[1, 8, 64, 512, 1024]")
+    cap = predict(model="llama-3.1-8b", hardware="h100-sxm", batch=1, context=512)["max_batch"]
+    at_cap = predict(model="llama-3.1-8b", hardware="h100-sxm", batch=cap, context=512)
+    ax = drawn["fig"].axes[0]
+    flat = [line for line in ax.get_lines() if len(line.get_ydata()) == 2 and line.get_ydata()[0] == line.get_ydata()[1]
+            and tuple(line.get_xdata()) == (0, 1)]  # axhline's
+    assert [line.get_ydata()[0] for line in flat] == [pytest.approx(at_cap["tokens_per_s"], rel=1e-9)]
+    star = [line for line in ax.get_lines() if line.get_marker() == "*"]
+    assert len(star) == 1 and star[0].get_xydata().tolist() == [
+        [pytest.approx(at_cap["tokens_per_s_per_user"], rel=1e-9), pytest.approx(at_cap["tokens_per_s"], rel=1e-9)]]
