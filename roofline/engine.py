@@ -1011,7 +1011,10 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
                              (qa357: not always its GEMMs; MLA's attention at long context alone)
         intensity_at_end_flops_per_byte     the step's intensity at the search's last batch (at long contexts
                              attention's KV reads, which grow with the batch, can keep the step memory-bound at every
-                             batch; so can memory-bound experts or norms of an MoE model)"""
+                             batch; so can memory-bound experts or norms of an MoE model)
+        memory_bound_operators_at_end       where no batch is compute-bound: the operators memory-bound at the
+                             search's last batch, [name, share of the operator time], the largest first (qa459: 'its
+                             memory-bound operators' said no name, where GQA attention's KV reads held 70% of it)"""
     def flags(batches):
         m = step_metrics(hw, model, batches, 1, context, dep, **kw)
         return (np.broadcast_to(np.asarray(m["compute_bound"], dtype=bool), batches.shape),
@@ -1033,6 +1036,11 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
     out = {"first_batch": None, "memory_bound_again": None, "from_batch": None, "intensity_at_first_flops_per_byte": None,
            "compute_bound_operators_at_first": [], "intensity_at_end_flops_per_byte": float(intensity[-1]), "runs": []}
     if not bound.any():
+        at_end = step_metrics(hw, model, int(batches[-1]), 1, context, dep, with_operators=True, **kw)["operators"]
+        total_s = sum(float(op["time_s"]) for op in at_end.values())
+        shares = [[name, float(op["time_s"]) / total_s] for name, op in at_end.items()
+                  if not bool(np.asarray(op["compute_bound"])) and float(op["time_s"]) > 0] if total_s > 0 else []
+        out["memory_bound_operators_at_end"] = sorted(shares, key=lambda x: -x[1])
         return out
     edges = np.diff(np.concatenate([[False], bound, [False]]).astype(np.int8))
     out["runs"] = [[int(batches[i]), int(batches[j - 1])] for i, j in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]

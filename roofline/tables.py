@@ -525,9 +525,13 @@ def _compute_bound_text(p: dict) -> str:
     attention's KV reads, which grow with the batch, and its operators turn compute-bound one by one)."""
     cb, at, end = p["compute_bound"], f"at context {p['context']:,}", p["compute_bound_search_max_batch"]
     if cb["first_batch"] is None:
+        held = cb.get("memory_bound_operators_at_end") or []
+        named = f", {_operator_shares_text(held)}" if held else ""  # qa459: unnamed, GQA attention's KV reads at 70%
+        fits = p.get("max_batch")
         return (f"  compute-bound at     no batch to {end:,} {at} (at batch {end:,} its memory-bound operators still take "
-                f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
-                + ("; no batch fits in memory" if p.get("max_batch") == 0 else ""))
+                f"most of the operator time{named}; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
+                + ("; no batch fits in memory" if fits == 0 else
+                   f"; the search runs past what fits: {fits:,} fit in memory" if fits is not None and fits < end else ""))
     first, fits = cb["first_batch"], p.get("max_batch")
     below = cb["intensity_at_first_flops_per_byte"] < p.get("derated_ridge_point_flops_per_byte", 0.0)  # (qa317: read as a
     intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "  # contradiction)
@@ -554,6 +558,22 @@ def _compute_bound_text(p: dict) -> str:
         text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
                 + ("at " if gaps else "") + listed_spans)
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
+
+
+SHARE_NAMES = {"attention": "attention's KV reads"}  # what a memory-bound operator's time is spent on, where the name hides it
+
+
+def _operator_shares_text(shares: list) -> str:
+    """"attention's KV reads 70% of it, mlp 12%": the largest memory-bound operators at a search's end, as many as
+    make up half the operator time (at most three)."""
+    said, total = [], 0.0
+    for name, share in shares[:3]:
+        said.append((name, share))
+        total += share
+        if total > 0.5:
+            break
+    words = [f"{SHARE_NAMES.get(name, name)} {100 * share:.0f}%" for name, share in said]
+    return words[0] + " of it" + "".join(f", {w}" for w in words[1:])
 
 
 BYTES_SHARE_SAID = 0.5  # a memory-bound step whose bytes take less of it says what else does
