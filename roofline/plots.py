@@ -1365,6 +1365,9 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             passes = min(float(batch), float(g["pp"].iloc[0])) if "pp" in g and float(g["pp"].iloc[0]) > 1 else 1.0
             step_y = passes * g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
+            # the whole pass is open at every batch: its batch said beside it (qa459: the large open ring of batch 128
+            # read as batch 1 by the legend's "open: the smallest B")
+            labels.append((ax, step_i, step_y, f"whole {'verify' if pass_name == 'verify' else 'step'}, B={batch:g}"))
             shown.append((pass_name, batch, q, filled, bool(np.isin(batch, verify_fits if pass_name == "verify" else fit_batches))))
         labels += [(ax, *lab) for lab in _clusters(pts)]
         drawn_ops.update(pts["operator"])
@@ -1411,7 +1414,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     for pass_name in passes:  # the whole step is its pass's marker drawn large and open: a ring, a triangle for verify
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=13, mec="k", mfc="none", mew=1.5,
                               label=(f"whole {PASS_NAMES[pass_name]}" if len(passes) > 1 else "whole step")
-                              + " (large, open):\nits FLOPs over all its time, host\nwork and collectives included,\nso it sits below the roofs"))
+                              + " (large, open,\nits B beside it): its FLOPs over\nall its time, host work and\ncollectives included, so it\nsits below the roofs"))
     handles += [Patch(color=op_color[op], label=op) for op in op_names if op in drawn_ops]
     if any(e != "ideal" for e in meta.get("engine") or []):  # qa208: norms at 0.015 TFLOP/s, unexplained
         handles.append(Line2D([], [], ls="", label="an operator's time holds its\nengine's kernel latencies: small\n"

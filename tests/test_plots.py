@@ -2139,3 +2139,19 @@ def test_a_panel_where_nothing_fits_is_left_out_where_its_device_is_drawn_with_s
     # the same figure with DeepSeek-V3 alone: H100's empty panel stays, the device otherwise not drawn at all
     by, keys, note = plots._panels(df[df["model"] == "deepseek-v3"], ("hardware", "model", "context"), META)
     assert any(key[by.index("hardware")] == "h100-sxm" for key in keys) and "not drawn (nothing fits" not in note
+
+
+def test_each_whole_pass_marker_is_labelled_with_its_batch():
+    """qa459: the whole pass is drawn large and open at every batch, where the legend reads open as the smallest B: a
+    student read batch 64's ring as batch 1's. Each ring says its batch beside it."""
+    _, _, df, ops = _tables({**SMALL, "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "none",
+                             "axes": {"batch": [1, 64], "context": [1024], "k": [0]}})
+    fig = _figure("roofline", df, ops, META)
+    texts = [t for ax in _panel_axes(fig) for t in ax.texts if t.get_text().startswith("whole step")]
+    rings = {float(line.get_ydata()[0]) for ax in _panel_axes(fig) for line in ax.get_lines() if line.get_markersize() == 15}
+    assert sorted(t.get_text() for t in texts) == ["whole step, B=1", "whole step, B=64"]
+    for t in texts:  # each label points at its own ring
+        batch = int(t.get_text().rsplit("=", 1)[1])
+        g = ops[(ops["pass"] == "decode") & (ops["batch"] == batch)]
+        y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
+        assert t.xy[1] == pytest.approx(y, rel=1e-9) and any(r == pytest.approx(y, rel=1e-9) for r in rings)
