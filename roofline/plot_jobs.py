@@ -480,7 +480,8 @@ def _locate(table: Path) -> Path:
                             + (f" (a report's folder: name one of its tables, {tables}/NAME.csv: "
                                f"{', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
     if not table.is_file():
-        raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there")
+        raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there "
+                            f"(`roofline sweep SCENARIO --out {table}` writes one)")  # qa459: a README block run out of order
     if table.suffix not in (".csv", ".parquet"):
         raise RooflineError(f"{table}: expected a .csv or .parquet results table, found a {table.suffix or 'suffix-less'} file")
     return table

@@ -104,6 +104,9 @@ def test_a_missing_table_is_a_one_line_error(tmp_path):
         plot_from_table(tmp_path)
     with pytest.raises(RooflineError, match="found nothing there"):
         plot_from_table(tmp_path / "nope.csv")
+    with pytest.raises(RooflineError) as err:  # qa459: a README block run out of order named no way to make one
+        plot_from_table(tmp_path / "out" / "eoh-serve")
+    assert str(err.value).endswith(f"found nothing there (`roofline sweep SCENARIO --out {tmp_path / 'out' / 'eoh-serve'}` writes one)")
 
 
 @pytest.mark.slow
