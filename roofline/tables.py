@@ -964,11 +964,12 @@ def hardware_table(hw) -> str:
         f"  compute achievable x {_share(hw.compute_efficiency)}"  # as the profile gives it (qa315: 0.776 shown 0.78)
         + "".join(f", {d} x {_share(e)}" + ("" if d in hw.peak_flops_per_s else f" (unused: no {d} peak)")  # (qa447:
                   for d, e in hw.compute_efficiency_by_dtype.items())  # said beside a peak set to null)
-        + "".join(f", {d} x {_share(hw.compute_efficiency_for(d))} ({hw.efficiency_dtype(d)}'s: the same peak)"
+        + "".join(f", {d} x {_share(hw.compute_efficiency_for(d))} (borrowed from {hw.efficiency_dtype(d)}, whose peak it "
+                  "shares: no measurement of its own)"  # qa459: "(fp8's: the same peak)" read as cryptic
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
                   if d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is not None)
         + (f", {spoken_list(fallback)} x "
-           f"{_share(hw.compute_efficiency)} (the general figure: none of "
+           f"{_share(hw.compute_efficiency)} (borrowed from the general figure: no measurement of "
            f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
                             and d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is None]) else ""),

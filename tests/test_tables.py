@@ -159,11 +159,11 @@ def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profil
     slipped = hardware_list([dataclasses.replace(h100, name="slip", link_latency_s=3e-3, mem_bytes=80e6)]).splitlines()[1]
     assert slipped.split()[1] == "0.075" and " 3,000 " in slipped and "e+" not in slipped, slipped
     # qa281: int8's fallback named: it takes fp8's 0.71, the same peak's, which the profile's notes had as bf16's 0.80
-    assert "  compute achievable x 0.80, fp8 x 0.71, int8 x 0.71 (fp8's: the same peak)\n" in hardware_table(h100)
+    assert "  compute achievable x 0.80, fp8 x 0.71, int8 x 0.71 (borrowed from fp8, whose peak it shares: no measurement of its own)\n" in hardware_table(h100)
     assert "int8 has no measurement and takes fp8's 0.71" in h100.notes
     # qa287: MI355X's fp8 and fp4 take the general 0.62 for want of a figure of their own, which hw show did not say
     line = next(x for x in hardware_table(load_hardware("mi355x")).splitlines() if "compute achievable" in x)
-    assert line.strip() == "compute achievable x 0.62, fp8, int8 and fp4 x 0.62 (the general figure: none of their own)", line
+    assert line.strip() == "compute achievable x 0.62, fp8, int8 and fp4 x 0.62 (borrowed from the general figure: no measurement of their own)", line
 
 
 def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
