@@ -2127,6 +2127,13 @@ def _some(n: int, most: int = 12) -> np.ndarray:
     return np.arange(n) if n <= most else np.unique(np.round(np.linspace(0, n - 1, most)).astype(int))
 
 
+def _dominated(x, y, other_x, other_y) -> np.ndarray:
+    """Per point (x, y): whether some other point is at least as good on both axes and better on one (up and right)."""
+    x, y = np.asarray(x, dtype=float)[:, None], np.asarray(y, dtype=float)[:, None]
+    ox, oy = np.asarray(other_x, dtype=float)[None, :], np.asarray(other_y, dtype=float)[None, :]
+    return ((ox >= x) & (oy >= y) & ((ox > x) | (oy > y))).any(axis=1)
+
+
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Throughput against per-user speed as the batch grows (a frontier per alpha, and without speculation): needs two
     batch sizes (one is a dot, not a trade-off: qa190) and a point that fits in memory."""
@@ -2138,8 +2145,11 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     labels = []
+    beaten_said = False  # one legend entry for the hollow points
     for ax, _, fit, base in _fitting_panels(panels):
         spec = fit[fit["k"] > 0]
+        bx = base["baseline_tokens_per_s_per_user"].to_numpy()
+        by = base["baseline_tokens_per_s"].to_numpy() / _baseline_devices(base, meta)
         if speculate:
             cloud = spec.iloc[:: max(1, math.ceil(len(spec) / 5000))]  # a background sample, not a million SVG markers
             ax.scatter(cloud["tokens_per_s_per_user"], cloud["tokens_per_s_per_device"], s=5, color="0.75", zorder=1,
@@ -2151,11 +2161,16 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
                     label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}"  # the labelled one said (qa374)
                     + (" (labelled)" if named and len(alphas) > 2 else ""), zorder=3)
+            # a speculating frontier point plain decoding beats on both axes (qa459: alpha 0.3's batch-1 point, 0.84x,
+            # read as efficient under the name frontier): hollow
+            beaten = _dominated(f["tokens_per_s_per_user"].to_numpy(), f["tokens_per_s_per_device"].to_numpy(), bx, by)
+            if beaten.any():
+                ax.plot(f["tokens_per_s_per_user"][beaten], f["tokens_per_s_per_device"][beaten], "o", ls="", ms=5,
+                        mfc="white", mec=color[a], mew=1.2, zorder=4)
+                beaten_said = True
             if named:
                 labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}")
                            for r in f.iloc[_some(len(f))].itertuples()]
-        bx = base["baseline_tokens_per_s_per_user"].to_numpy()
-        by = base["baseline_tokens_per_s"].to_numpy() / _baseline_devices(base, meta)
         idx = _frontier(bx, by)
         ax.plot(bx[idx], by[idx], "s--" if len(idx) <= 30 else "--", color="k", ms=3.5, lw=1.8, label="frontier, no speculation", zorder=4)
         labels += [(ax, bx[i], by[i], f"B={base['batch'].iloc[i]:g}") for i in np.asarray(idx)[_some(len(idx))]]
@@ -2167,6 +2182,9 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         drafter_own = (fit["k"] > 0).any() and ((fit["draft_hardware"].fillna("").astype(str) != "").any() if "draft_hardware" in fit
                                                 else any(_as_list(meta.get("draft_hardware") or [])))  # (a column held: meta's)
         ax.set_ylabel("throughput, tokens/s per device" + ("\n(speculating: the drafter's devices counted)" if drafter_own else ""))
+    if beaten_said:  # the legend's key in grey, last: it holds for every alpha's line
+        panels[0][0].plot([], [], "o", ls="", ms=5, mfc="white", mec="0.3", mew=1.2,
+                          label="hollow: a speculating point\nplain decoding beats on both axes")
     for ax, _ in panels:  # a shared x axis shows its ticks on the bottom row alone: every panel its own (qa430: a panel
         ax.xaxis.set_tick_params(labelbottom=True)  # above an empty one had none)
     _shared_legend(fig, [ax for ax, _ in panels])

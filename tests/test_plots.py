@@ -2158,3 +2158,25 @@ def test_each_whole_pass_marker_is_labelled_with_its_batch():
         g = ops[(ops["pass"] == "decode") & (ops["batch"] == batch)]
         y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
         assert t.xy[1] == pytest.approx(y, rel=1e-9) and any(r == pytest.approx(y, rel=1e-9) for r in rings)
+
+
+def test_a_speculating_frontier_point_plain_decoding_beats_on_both_axes_is_hollow():
+    """qa459: alpha 0.3's frontier started at batch 1 with a 0.84x point, which plain decoding's batch 1 beats in speed
+    and throughput alike, drawn as any other under the name 'frontier'. Such points are ringed hollow, and no other."""
+    df, ops, meta = _meta_of({**SMALL, "method": "ngram", "model": "mixtral-8x7b", "hardware": "h200",
+                              "axes": {"batch": [1, 2, 8, 64], "context": [2048], "k": [2, 8], "alpha": [0.3, 0.9]}})
+    fig = _figure("pareto", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    hollow = [line for line in ax.get_lines() if line.get_marker() == "o" and line.get_markerfacecolor() == "white"
+              and len(line.get_xdata())]
+    plain = df.drop_duplicates("batch")
+    px, py = plain["baseline_tokens_per_s_per_user"].to_numpy(), plain["baseline_tokens_per_s"].to_numpy()
+    drawn = {(round(float(x), 6), round(float(y), 6)) for line in hollow for x, y in zip(line.get_xdata(), line.get_ydata())}
+    beaten = set()
+    for line in ax.get_lines():
+        if line.get_label().startswith("frontier, speculating"):
+            for x, y in zip(line.get_xdata(), line.get_ydata()):
+                if ((px >= x) & (py >= y) & ((px > x) | (py > y))).any():
+                    beaten.add((round(float(x), 6), round(float(y), 6)))
+    assert beaten and drawn == beaten  # the case arises, and exactly those points are hollow
+    assert any(t.get_text().startswith("hollow: a speculating point") for t in fig.legends[0].get_texts())
