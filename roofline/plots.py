@@ -1744,6 +1744,8 @@ def speedup_text(speedup: float) -> str:
 
 NO_FIT_TEXT_IN = 0.4  # the narrowest heatmap cell (inches) that says 'no fit' in words
 NUMBER_TEXT_IN = 0.25  # the narrowest heatmap cell (inches) that holds its speedup and k (qa99: 26 a panel overlapped)
+CELL_TEXT_PT, CELL_TEXT_MAX_PT = 6.5, 9.0  # a heatmap cell's text: its size in the narrowest cells, and the most
+CELL_TEXT_WIDE_IN, CELL_TEXT_TALL_IN = 0.4, 0.3  # the cell's width and height (inches) at which it starts to grow
 
 
 
@@ -1789,6 +1791,11 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     k_top = np.inf if meta.get("tree_nodes") else k_top  # not a tree's: its one tau is known at no other depth (qa130)
     crossed, paying, grey, image, plain_only = False, [], False, None, False
     cells = pd.MultiIndex.from_product([alphas, batches])
+    # the cell text grows with the cells (qa459: 6.5-point type in cells of 0.7 inch, 'k≥5' misread as 'k=4' at the
+    # README's width): from CELL_TEXT_PT in the narrowest cells that hold it to 9 points, as wide and as tall as they allow
+    cell_h_in = panels[0][0].get_position().height * fig.get_figheight() / max(len(alphas), 1)
+    cell_pt = float(np.clip(min(CELL_TEXT_PT * cell_in / CELL_TEXT_WIDE_IN, CELL_TEXT_PT * cell_h_in / CELL_TEXT_TALL_IN),
+                            CELL_TEXT_PT, CELL_TEXT_MAX_PT))
     for ax, sub in panels:
         table = sub.set_index(["alpha_key", "batch"]).reindex(cells)
         grid = table["speedup"].to_numpy(dtype=float).reshape(len(alphas), len(batches))
@@ -1811,12 +1818,12 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                 if cell_in >= NO_FIT_TEXT_IN:  # narrower cells: the grey says it (title key), 'no fit' would run together
                     only = bool(plain_fits[i, j])  # qa423: 'no fit' where plain decoding fits, only speculation does not
                     plain_only |= only
-                    ax.text(j, i, "plain\nonly" if only else "no fit", ha="center", va="center", fontsize=6, color="0.3",
-                            linespacing=1.1)
+                    ax.text(j, i, "plain\nonly" if only else "no fit", ha="center", va="center", fontsize=cell_pt - 0.5,
+                            color="0.3", linespacing=1.1)
             elif not np.isnan(grid[i, j]):
                 dark = _dark(cmap(norm(grid[i, j])))
                 k_text = f"k≥{kgrid[i, j]:.0f}" if kgrid[i, j] >= k_top else f"k={kgrid[i, j]:.0f}"
-                ax.text(j, i, f"{speedup_text(grid[i, j])}\n{k_text}", ha="center", va="center", fontsize=6.5,
+                ax.text(j, i, f"{speedup_text(grid[i, j])}\n{k_text}", ha="center", va="center", fontsize=cell_pt,
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])

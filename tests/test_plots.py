@@ -2180,3 +2180,16 @@ def test_a_speculating_frontier_point_plain_decoding_beats_on_both_axes_is_hollo
                     beaten.add((round(float(x), 6), round(float(y), 6)))
     assert beaten and drawn == beaten  # the case arises, and exactly those points are hollow
     assert any(t.get_text().startswith("hollow: a speculating point") for t in fig.legends[0].get_texts())
+
+
+def test_heatmap_cell_text_grows_with_its_cells_and_stays_small_in_narrow_ones():
+    """qa459: 6.5-point type in cells 0.7 inch wide, 'k≥5' misread as 'k=4' at the README's width; cells that hold more
+    get larger type, up to 9 points, and narrow cells keep 6.5."""
+    wide = _meta_of({**SMALL, "axes": {"batch": [1, 8, 64], "context": [1024], "k": [1, 2], "alpha": [0.6, 0.9]}})
+    narrow = _meta_of({**SMALL, "axes": {"batch": [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256],
+                                         "context": [1024], "k": [1, 2], "alpha": [0.6, 0.9]}})
+    sizes = []
+    for df, ops, meta in (wide, narrow):
+        fig = _figure("speedup_heatmap", df, ops, meta)
+        sizes.append({t.get_fontsize() for ax in _panel_axes(fig) for t in ax.texts if "k=" in t.get_text() or "k≥" in t.get_text()})
+    assert sizes[0] == {plots.CELL_TEXT_MAX_PT} and sizes[1] == {plots.CELL_TEXT_PT}
