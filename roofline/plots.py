@@ -1691,6 +1691,9 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     what = f"Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and {verify}" if ks else \
         "Time of one decode step vs batch size B (q = 1, no speculation)"
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
+    if ks:  # qa459: "compute-bound from 640 tokens" on H200, whose ridge is 194, read against the pass's mean intensity
+        what += ("\ncompute-bound: most of a pass's operator time in operators past their ridge (its GEMMs; attention's "
+                 "KV reads stay memory-bound)")
     engines = meta.get("engine") or []  # one engine swept: no engine column in the panels' frame (qa335)
     drawn = (set().union(*(set(sub["engine"].astype(str)) for _, sub in panels)) if "engine" in df else  # the panels'
              set(engines if isinstance(engines, list) else [engines]))  # (qa349: sglang's note under 'engine vllm only')

@@ -2193,3 +2193,13 @@ def test_heatmap_cell_text_grows_with_its_cells_and_stays_small_in_narrow_ones()
         fig = _figure("speedup_heatmap", df, ops, meta)
         sizes.append({t.get_fontsize() for ax in _panel_axes(fig) for t in ax.texts if "k=" in t.get_text() or "k≥" in t.get_text()})
     assert sizes[0] == {plots.CELL_TEXT_MAX_PT} and sizes[1] == {plots.CELL_TEXT_PT}
+
+
+def test_step_time_says_what_compute_bound_means_where_verify_passes_are_drawn():
+    """qa459: 'verify compute-bound from 640 tokens' on H200, whose ridge is 194, read against the pass's mean intensity:
+    the title says the verdict is of most of the operator time; a plain sweep draws no verify pass and says nothing."""
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [1024], "k": [1, 2], "alpha": [0.7]}})
+    title = _figure("step_time_vs_tokens", df, ops, META)._suptitle.get_text().replace("\n", " ")
+    assert "compute-bound: most of a pass's operator time in operators past their ridge" in title
+    _, _, plain, ops = _tables({**SMALL, "method": "none", "axes": {"batch": [1, 32, 256], "context": [1024], "k": [0]}})
+    assert "compute-bound:" not in _figure("step_time_vs_tokens", plain, ops, {**META, "method": "none"})._suptitle.get_text()
