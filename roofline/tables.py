@@ -1095,7 +1095,7 @@ def model_table(m) -> str:
         f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k"
         + (f" (past its trained {m.max_context_tokens:,})" if 0 < m.max_context_tokens < 131072 else "")
         + " (bf16; the context's KV over its tokens"
-        + (f"; fp8 {m.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k: entries of " + ", ".join(
+        + (f"; fp8 {m.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k; a layer's entry as the profile gives it: " + ", ".join(
             f"{n} B ({d})" for d, n in m.kv_entry_bytes) + _index_keys_text(m.index_key_bytes)
             + ")" if m.kv_entry_bytes else ")") + f"; {_kv_shape(m)}",
         f"  precision        {_precision_text(m)}  ({format_si(m.weight_bytes_as_released, 'B')} of weights as released"

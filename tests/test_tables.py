@@ -1446,3 +1446,14 @@ def test_hw_show_says_a_dtypes_efficiency_without_its_peak_is_unused():
     assert "fp8 x 0.49, " in hardware_table(hw) and "unused" not in hardware_table(hw)
     bare = dataclasses.replace(hw, peak_flops_per_s={d: f for d, f in hw.peak_flops_per_s.items() if d not in ("fp8", "int8")})
     assert "fp8 x 0.49 (unused: no fp8 peak)" in hardware_table(bare)
+
+
+def test_models_show_says_the_entry_bytes_a_profile_gives_apart_from_the_fp8_figure():
+    """qa460: 'fp8 35,136 B at 128k: entries of 100 B (bf16)' tied a bf16 entry's bytes to the fp8 figure."""
+    from roofline.model import load_model
+    from roofline.tables import model_table
+
+    v4 = load_model("deepseek-v4-flash")
+    line = next(x for x in model_table(v4).splitlines() if "KV per token" in x)
+    fp8 = f"fp8 {v4.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k; a layer's entry as the profile gives it: 584 B (fp8)"
+    assert fp8 in line and dict(v4.kv_entry_bytes) == {"fp8": 584}
