@@ -469,16 +469,17 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     spec_per_iteration_per_sequence, at 100 us to session 32, where 50 us moved an 8B model's break-even on an H200
     from 216 to 857; at 0 in session 33, 10.1 us and on no bound since session 34)."""
     be = spec.get("break_even_batch")
-    if be is None or str(eng.name) == "ideal":
+    longest = spec.get("pays_longest")  # the k that pays further, where predict names it (tables._pays_longest_text)
+    if longest and (longest["k"] == spec.get("k") or longest["batch"] <= (be or 0)):
+        longest = None
+    if (be is None and longest is None) or str(eng.name) == "ideal":
         return []
     notes = []
     at_limit = bool(spec.get("break_even_at_memory_limit"))  # qa156: these were said nothing of
-    longest = spec.get("pays_longest")  # the k that pays further, where predict names it (tables._pays_longest_text)
-    named = [_break_even_named(be, at_limit)] + (
-        [f"k {longest['k']}'s {_paying_up_to(longest['batch'], True)}," if longest["at_memory_limit"] else
-         f"k {longest['k']}'s break-even batch {longest['batch']:,}"]
-        if longest and longest["k"] != spec.get("k") and longest["batch"] > be else [])
-    said = [what for what, upto in zip(named, [be] + [longest and longest["batch"]]) if optimistic(upto, eng.name)]
+    named = ([(_break_even_named(be, at_limit), be)] if be is not None else []) + (
+        [(f"k {longest['k']}'s {_paying_up_to(longest['batch'], True)}," if longest["at_memory_limit"] else
+          f"k {longest['k']}'s break-even batch {longest['batch']:,}", longest["batch"])] if longest else [])
+    said = [what for what, upto in named if optimistic(upto, eng.name)]
     if said and not optimistic(batch, eng.name):
         notes.append(f"{' and '.join(said)} {'lies' if len(said) == 1 else 'lie'} where, under {eng.name}, speculative "
                      f"gains run optimistic (batch {OPTIMISTIC_BATCH} and above, docs/ACCURACY.md){optimistic_found_for(eng)}: "
@@ -493,7 +494,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
         return next((name for name, bound in (("upper", p.high), ("lower", p.low))
                      if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
 
-    bounded = [] if at_limit else [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
+    bounded = [] if at_limit or be is None else [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
     if bounded:
         base = Path(eng.costs_from).stem if eng.costs_from else eng.name  # a costs_from profile's copy is the other's
         owner = f"{base}'s costs: " if base != eng.name else ""

@@ -296,7 +296,8 @@ def _pays_longest_text(spec: dict) -> str:
         return ""
     return (f"k {longest['k']}, to batch {longest['batch']:,}{' at least' if longest['at_memory_limit'] else ''}, "
             f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({_speedup_text(longest['speedup'])} there"
-            + (f": the largest batch that fits at k {longest['k']}, speculation still paying)" if longest["at_memory_limit"] else ")"))
+            + (f": the largest batch that fits at k {longest['k']}, speculation still paying)" if longest["at_memory_limit"] else
+               ": within 1% of 1, the batch not sharp)" if longest["speedup"] < 1.01 else ")"))
 
 
 def _break_even_value(be, spec: dict) -> str:

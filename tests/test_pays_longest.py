@@ -69,3 +69,20 @@ def test_predict_prints_the_k_that_pays_longest_under_the_break_even(roofline):
     # where the asked k is the one that pays longest, no line
     own = roofline(*[a if a != "6" else str(longest["k"]) for a in args])[1]
     assert "pays longest" not in own
+
+
+def test_a_k_that_pays_nowhere_names_the_k_that_does_and_its_optimistic_range(roofline):
+    """EAGLE k 12 at alpha 0.3 on the 70B target pays at no batch; a shorter draft does, up to a batch in the range
+    where vllm's speculative gains run optimistic: the line names it, and the caveat is said of it (there is no
+    break-even of the asked k to say it of)."""
+    args = ["predict", "--model", "llama-3.1-70b", "--tp", "4", "--batch", "8", "--method", "eagle", "--k", "12", "--alpha", "0.3"]
+    code, text, err = roofline(*args)
+    assert code == 0, err
+    spec = predict_speculation(H100, TARGET, 8, 1024, 12, 0.3, **KW)
+    longest = spec["pays_longest"]
+    assert spec["break_even_batch"] is None and longest is not None and longest["batch"] >= 32
+    assert "break-even batch   none at k 12" in text
+    line = next(x for x in text.splitlines() if x.strip().startswith("pays longest"))
+    assert line.strip().startswith(f"pays longest       k {longest['k']}, to batch {longest['batch']:,}, of k = 1-64")
+    assert ("within 1% of 1" in line) == (longest["speedup"] < 1.01)
+    assert f"k {longest['k']}'s break-even batch {longest['batch']:,} lies where, under vllm, speculative gains run optimistic" in err
