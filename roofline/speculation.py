@@ -955,11 +955,13 @@ def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int
         return None
     first_i, last_i = int(np.argmax(below)), int(below.size - 1 - np.argmax(below[::-1]))
     lo = np.arange(grid[max(first_i - 1, 0)], grid[first_i] + 1)
-    hi = np.arange(grid[last_i], grid[min(last_i + 1, grid.size - 1)] + 1)
+    # below the break-even alone (qa461: the next grid point lay past it and lost, so 420 was named the last that
+    # loses under a break-even of 421, where 417-420 paid)
+    hi = np.arange(grid[last_i], min(grid[min(last_i + 1, grid.size - 1)], break_even - 1) + 1)
     lo_pays, hi_pays = pays(speedup_at(lo)), pays(speedup_at(hi))
     first = int(lo[np.argmin(lo_pays)]) if not lo_pays.all() else int(grid[first_i])
     last = int(hi[len(hi) - 1 - np.argmin(hi_pays[::-1])]) if not hi_pays.all() else int(grid[last_i])
-    return [first, min(last, break_even - 1)]
+    return [first, last]
 
 
 def _search_grid(cap: int):
