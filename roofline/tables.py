@@ -241,13 +241,14 @@ def predict_table(point: dict) -> str:
                ": speculation pays at no batch that fits"  # qa378: "none" said no why
                if be is None and spec["k"] > 0 else "")
             + _capped_break_even_text(be, p),
-            *([f"    pays longest       {text}"] if (text := _pays_longest_text(spec)) else []),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
                + {True: " (each of them)", False: " (the first and the last that lose; some between them pay)"}.get(
                    spec.get("not_paying_every_batch_between"), " (the first and the last that lose)")  # None: an older JSON's
                + f": the curve {_dip_shape(gap)}"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
+            # after the break-even's own dip (qa461: 'below it' read as the longer-paying k's, which paid there)
+            *([f"    pays longest       {text}"] if (text := _pays_longest_text(spec, p)) else []),
             *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
                if spec["method"] == "ngram" else
                f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}"
@@ -285,7 +286,7 @@ def predict_table(point: dict) -> str:
     return "\n".join(lines)
 
 
-def _pays_longest_text(spec: dict) -> str:
+def _pays_longest_text(spec: dict, p: dict) -> str:
     """'k 1, to batch 431 at least, of k = 1-64 (1.214x there: the largest batch that fits at k 1, speculation still
     paying)': the k that pays up to the largest batch, where it is not the k asked and pays further than it (qa454: the
     report's break-even is at that k, predict's at the asked one); '' otherwise."""
@@ -295,9 +296,17 @@ def _pays_longest_text(spec: dict) -> str:
     if not longest or longest["k"] == spec["k"] or longest["batch"] <= (spec["break_even_batch"] or 0):
         return ""
     return (f"k {longest['k']}, to batch {longest['batch']:,}{' at least' if longest['at_memory_limit'] else ''}, "
-            f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({_speedup_text(longest['speedup'])} there"
+            f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({longest['speedup']:.3f}x there"  # as the break-even's line
             + (f": the largest batch that fits at k {longest['k']}, speculation still paying)" if longest["at_memory_limit"] else
-               ": within 1% of 1, the batch not sharp)" if longest["speedup"] < 1.01 else ")"))
+               ": within 1% of 1, the batch not sharp)" if longest["speedup"] < 1.01 else ")")
+            + _longest_cap_text(spec, longest, p))
+
+
+def _longest_cap_text(spec: dict, longest: dict, p: dict) -> str:
+    """The pays-longest batch's engine cap, as the break-even's line says it (qa461: said of the break-even alone), or
+    '; past the same cap' where that line has just said it."""
+    text = _capped_break_even_text(longest["batch"], p)
+    return "; past the same cap" if text and text == _capped_break_even_text(spec["break_even_batch"], p) else text
 
 
 def _break_even_value(be, spec: dict) -> str:

@@ -86,3 +86,18 @@ def test_a_k_that_pays_nowhere_names_the_k_that_does_and_its_optimistic_range(ro
     assert line.strip().startswith(f"pays longest       k {longest['k']}, to batch {longest['batch']:,}, of k = 1-64")
     assert ("within 1% of 1" in line) == (longest["speedup"] < 1.01)
     assert f"k {longest['k']}'s break-even batch {longest['batch']:,} lies where, under vllm, speculative gains run optimistic" in err
+
+
+def test_the_pays_longest_line_follows_the_break_evens_dip_and_says_the_engines_cap(roofline):
+    """qa461: 'below it' (k 3's dip at batch 2) printed under the pays-longest line read as k 1's, which paid there; and
+    sglang's cap of 48 sequences while speculating was said of the break-even alone."""
+    base = ["predict", "--hardware", "h100-sxm", "--model", "qwen3-30b-a3b", "--tp", "2", "--ep", "2", "--context", "128",
+            "--method", "eagle", "--alpha", "0.7"]
+    _, text, _ = roofline(*base, "--batch", "2", "--k", "3", "--engine", "ideal")
+    lines = [x.strip() for x in text.splitlines()]
+    order = [next(i for i, x in enumerate(lines) if x.startswith(word)) for word in ("break-even batch", "below it", "pays longest")]
+    assert order == sorted(order)
+    _, text, _ = roofline(*base, "--batch", "64", "--k", "6", "--engine", "sglang")
+    be_line = next(x for x in text.splitlines() if x.strip().startswith("break-even batch"))
+    longest_line = next(x for x in text.splitlines() if x.strip().startswith("pays longest"))
+    assert "above the 48 sequences sglang runs at once while speculating" in be_line and longest_line.endswith("; past the same cap")
