@@ -1882,11 +1882,14 @@ def _measured_slower_text(rows: pd.DataFrame, meta: dict, engine: str) -> str:
 
 
 def _devices_missed(df: pd.DataFrame, meta: dict, engine: str, hardware: list, by: list[str], matches) -> list:
-    """The devices of `hardware` where a config of `df` (grouped `by`, at its batches: a range from its smallest to its
-    largest) is one `matches(row, profiles, cache)` says a known miss holds, under `engine` (frontier._misses_of)."""
+    """The devices of `hardware` where a config of `df` (grouped `by` and by layout, at its batches: a range from its
+    smallest to its largest) is one `matches(row, profiles, cache)` says a known miss holds, under `engine`
+    (frontier._misses_of); each layout apart (qa461: one group over two layouts took the first row's, so whether the
+    sentence was said hung on the order of the scenario's layouts)."""
     profiles, cache, out = tuple((meta or {}).get("profiles") or ()), {}, []
+    keys = [*by, *(c for c in LAYOUT_KEYS if c in df)]
     for h in hardware:
-        for _, g in df[df["hardware"] == h].groupby(by, observed=True):
+        for _, g in df[df["hardware"] == h].groupby(keys, observed=True):
             row = {**g.iloc[0].to_dict(), "engine": engine, "batch": range(int(g["batch"].min()), int(g["batch"].max()) + 1)}
             if matches(row, profiles, cache):
                 out.append(h)
