@@ -646,7 +646,7 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
     under attention data parallelism, 128 / tp under tensor parallelism), times the k + 1 queries a sequence (qa441: a
     fixed sentence said 'about 240, near the ridge of today's GPUs' where fp8 doubles it past every ridge and tp 8 divides
     it below every one; qa446: read at a 256-token context it said 125 FLOP/B, memory-bound, where 32k gives 240, past
-    H200's 194). Compute-bound, a longer context narrows the margin instead; memory-bound, the rule holds. `fitting`:
+    H200's 194). Compute-bound, the gain at long contexts tends to tau / N (_long_context_limit); memory-bound, the rule holds. `fitting`:
     the (hardware, model) pairs where something fits; the devices where the model fits nowhere are not said."""
     a = ops[(ops["model"].astype(str) == model) & (ops["operator"] == "attention")]
     if fitting is not None:
@@ -686,18 +686,32 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
     if not len(below):
         return (f" For {who} that holds only while its attention stays memory-bound, and here it does not: {what} "
                 f"{span(above['intensity'])} FLOP/B, above its derated ridge on every device where it fits "
-                f"({', '.join(named(above))} FLOP/B): compute-bound, so there a longer context narrows the margin instead.")
+                f"({', '.join(named(above))} FLOP/B): compute-bound, {_long_context_limit(above)}.")
     if not len(above):
         ways = [w for w, ok in (("more heads on a device (as under attention data parallelism)",
                                  (below["tp"] > 1).any() if "tp" in below else False),
                                 ("an fp8 cache", (below["kv_dtype"].astype(str) != "fp8").any())) if ok]
         return (f" For {who} it holds here: {what} {span(below['intensity'])} FLOP/B, below its derated ridge on "
                 f"every device where it fits ({', '.join(named(below))} FLOP/B): memory-bound"
-                + (f" ({' or '.join(ways)} would take it higher, past the ridge where a longer context narrows the margin "
-                   "instead)." if ways else "."))
+                + (f" ({' or '.join(ways)} would take it higher, past the ridge, where a verify pass's attention takes "
+                   "longer than a decode step's and a longer context can narrow the margin)." if ways else "."))
     return (f" For {who} it holds where its attention stays memory-bound: {what} {span(last['intensity'])} FLOP/B, "
-            f"above its derated ridge on {_list(named(above))} FLOP/B (compute-bound: there a longer context narrows the "
-            f"margin instead) and below it on {_list(named(below))} FLOP/B.")
+            f"above its derated ridge on {_list(named(above))} FLOP/B (compute-bound: {_long_context_limit(above)}) and "
+            f"below it on {_list(named(below))} FLOP/B.")
+
+
+def _long_context_limit(above: pd.DataFrame) -> str:
+    """What a compute-bound verify pass's attention does to the gain at long contexts, where attention is most of a step:
+    it takes N = intensity / ridge times a decode step's attention time (which reads the cache once, memory-bound), for
+    the tau tokens an iteration emits, so the gain tends to tau / N; a longer context narrows the margin only where that
+    is below the gain at short context (qa461: 'narrows' said of DeepSeek-V3 at tp 8, k 6, N = 1.09, whose gain rose
+    with context from 2.16x to 2.29x under vllm)."""
+    ratio = above["intensity"] / above["ridge"]
+    lo, hi = _n(ratio.min()), _n(ratio.max())
+    n = lo if lo == hi else f"{lo}-{hi}"
+    return (f"so where attention is most of the step, at long contexts, a verify pass's attention takes {n}x a decode "
+            f"step's, and the gain there tends to tau / {n} (tau the tokens an iteration emits): a longer context narrows "
+            "the margin where that is below the gain at short context, and widens it where it is above")
 
 
 def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> str:

@@ -218,7 +218,10 @@ def test_the_mla_sentence_reads_its_attention_against_each_devices_ridge():
                      for p, f in (("decode", 480e9), ("verify", 1600e9))])
     text = mla_attention_text("deepseek-v3", high, meta)
     assert "480 FLOP/B in a decode step" in text and "1,600 FLOP/B, above its derated ridge on every device" in text, text
-    assert "(200), " in text and "(250) FLOP/B" in text and "narrows the margin instead" in text, text
+    assert "(200), " in text and "(250) FLOP/B" in text, text
+    # qa461: the direction hangs on tau against N = 1,600 / ridge (8 on h200, 6.4 on b200), not on the ridge alone
+    assert "a verify pass's attention takes 6.40-8.00x a decode step's, and the gain there tends to tau / 6.40-8.00" in text, text
+    assert "narrows the margin where that is below the gain at short context, and widens it where it is above" in text, text
     # tp 8: decode 30, verify 120, below both ridges: the rule holds
     low = _mla_ops([(h, 8, 1, p, f, 1e9, c, 1e12) for h, c in (("h200", 200e12), ("b200", 250e12))
                     for p, f in (("decode", 30e9), ("verify", 120e9))])
