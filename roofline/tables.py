@@ -1014,15 +1014,23 @@ def hardware_table(hw) -> str:
         lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h"
                      + ("  (set by hand)" if "price" in by_hand else ""))
     if by_hand:  # qa214: a copy re-priced by hw set printed its source's price reasoning below, unmarked
-        own = [k for k in ("source", "notes") if k in by_hand]  # qa265: written by hand, said to be the copy's
-        of_copy = [k for k in ("source", "notes") if k not in by_hand]
-        said = {2: ": the source and notes below are of the values the copy was made from",
-                0: ": the source and notes below were written with them",
-                1: f": the {''.join(of_copy)} below {'are' if of_copy == ['notes'] else 'is'} of the values the copy was made "
-                   f"from; the {''.join(own)} {'were' if own == ['notes'] else 'was'} written with them"}[len(of_copy)]
-        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit){said}")
+        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit){_provenance_said(by_hand)}")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
+
+
+def _provenance_said(by_hand: list[str], texts: tuple[str, ...] = ("source", "notes")) -> str:
+    """': the source and notes below are of the values the copy was made from', or where some of `texts` were written by
+    hand (among `by_hand`) ': the notes below are of the values ...; the source was written with them' (qa265, qa463:
+    engines and models show said a replaced source was the parent's)."""
+    def named(keys: list[str], verb: tuple[str, str], below: str = " below") -> str:
+        return f"the {' and '.join(keys)}{below} {verb[1] if len(keys) > 1 or keys == ['notes'] else verb[0]}"
+
+    own = [k for k in texts if k in by_hand]
+    of_copy = [k for k in texts if k not in by_hand]
+    parts = ([f"{named(of_copy, ('is', 'are'))} of the values the copy was made from"] if of_copy else []) + (
+        [f"{named(own, ('was', 'were'), '' if of_copy else ' below')} written with them"] if own else [])
+    return ": " + "; ".join(parts)
 
 
 def _set_by_hand(path: str) -> list[str]:
@@ -1141,8 +1149,7 @@ def model_table(m) -> str:
     lines.append(f"  tokenizer        {m.tokenizer}" if m.tokenizer else
                  "  tokenizer        not given: a draft model is compared by vocabulary size only")
     if by_hand := _set_by_hand(m.path):  # qa222: a copy's layers 40 printed under the source's '61 layers', unmarked
-        lines.append(f"  set by hand      {', '.join(by_hand)} (models new --set / set / edit): the source and notes below "
-                     "are of the values the copy was made from")
+        lines.append(f"  set by hand      {', '.join(by_hand)} (models new --set / set / edit){_provenance_said(by_hand)}")
     lines.append(_text_block("source", m.source))
     if m.notes:
         lines.append(_text_block("notes", m.notes))
@@ -1367,8 +1374,8 @@ def engine_table(e) -> str:
                                                            for k, v in changes.items()))
     lines += _fitted_lines(e.fitted, _overrides_set_by_hand(e))
     if by_hand := _set_by_hand(e.path):  # every field a copy was given (qa222: the fitted ones alone were said)
-        lines.append(f"  set by hand               {', '.join(by_hand)} (engines new --set / set / edit): the source below "
-                     "is of the values the copy was made from")
+        lines.append(f"  set by hand               {', '.join(by_hand)} (engines new --set / set / edit)"
+                     + _provenance_said(by_hand, ("source",)))
     import textwrap
 
     def batches(low: int, high: int | None) -> str:  # batch 1; batch 64 and up; batch 4 to 128

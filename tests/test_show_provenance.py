@@ -1,0 +1,38 @@
+"""`engines show` and `models show` say whose a copy's source is once it was replaced by hand, as `hw show` does
+(qa463: a user's own source, written with the values they measured, was said to be of the values the copy was made
+from)."""
+import pytest
+
+pytestmark = pytest.mark.slow  # each writes a copy and shows it: 2-3 s
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user"))
+    monkeypatch.delenv("ROOFLINE_PATH", raising=False)
+
+
+def _line(out: str, start: str) -> str:
+    import re
+
+    return next(x.strip() for x in out.splitlines() if re.match(rf"\s*{start}\s\s", x))
+
+
+def test_an_engine_copy_whose_source_was_replaced_says_it_was_written_with_its_values(roofline):
+    code, _, err = roofline("engines", "new", "acme-vllm", "--from", "vllm", "--set", "host_per_sequence=45 us",
+                            "--set", "source=measured on our H200 NVL fleet")
+    assert code == 0, err
+    _, out, _ = roofline("engines", "show", "acme-vllm")
+    assert _line(out, "set by hand").endswith("(engines new --set / set / edit): the source below was written with them")
+    roofline("engines", "new", "acme-two", "--from", "vllm", "--set", "host_per_sequence=45 us")
+    _, out, _ = roofline("engines", "show", "acme-two")
+    assert _line(out, "set by hand").endswith(": the source below is of the values the copy was made from")
+
+
+def test_a_model_copy_says_which_of_its_source_and_notes_are_its_own(roofline):
+    code, _, err = roofline("models", "new", "acme-8b", "--from", "llama-3.1-8b", "--set", "vocab_size=130000",
+                            "--set", "source=our own variant")
+    assert code == 0, err
+    _, out, _ = roofline("models", "show", "acme-8b")
+    assert _line(out, "set by hand").endswith(
+        ": the notes below are of the values the copy was made from; the source was written with them")
