@@ -447,6 +447,13 @@ def _past(k: int, reached: int, k_past: bool, verb: str) -> str:
     return f"k {k} {verb}s"
 
 
+def _fit_edited(eng: ServingEngine) -> list[str]:
+    """The fitted values of `eng` set by hand since its fit (tables.fit_edited, as `engines show` lists them)."""
+    from roofline.tables import fit_edited
+
+    return fit_edited(eng)
+
+
 # the engine costs a break-even batch of speculation turns on: what a sequence costs per token with and without it
 BREAK_EVEN_COSTS = ("spec_per_iteration_per_sequence", "spec_per_draft_step_per_sequence", "spec_per_iteration",
                     "spec_per_draft_step", "host_per_sequence")
@@ -712,7 +719,8 @@ def predict(
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the fit its cost terms come from (None: none recorded, or every fitted value since set by hand, qa427): file,
         # rows and date, as predict's text says them
-        "engine_fitted": ({key: eng.fitted.get(key) for key in ("file", "rows", "date")}  # a family's fitted value
+        "engine_fitted": ({**{key: eng.fitted.get(key) for key in ("file", "rows", "date")},  # a family's fitted value
+                           "set_by_hand_since": _fit_edited(eng)}  # qa463: a copy's hand-set values beside 'the fit'
                           if eng.fitted and (eng.fitted.get("parameters", True) or eng.fitted.get("per_family")) else None),
         # the sequences the engine runs at once while speculating by default, over its attention-DP groups (None: no cap)
         "speculating_cap": running_cap_speculating(eng, dep.dp_attention),

@@ -128,7 +128,9 @@ def predict_table(point: dict) -> str:
         file = (p.get("profile_files") or {}).get("engine")
         shown = command_name("engine", file) if file else p["engine"]  # a file off the search path by its path (qa427)
         lines.append(f"  engine fit           {fit.get('file') or 'a file not recorded'}: {fit.get('rows') or 'rows not recorded'}"
-                     + (f" ({fit['date']})" if fit.get("date") else "") + f"   (roofline engines show {shown})")
+                     + (f" ({fit['date']})" if fit.get("date") else "")
+                     + (f"; set by hand since, not the fit's: {', '.join(edited)}" if (edited := fit.get("set_by_hand_since"))
+                        else "") + f"   (roofline engines show {shown})")
     if "ttft_s" in p:
         cached = p.get("prompt_cached_tokens") or 0
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of "

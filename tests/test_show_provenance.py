@@ -36,3 +36,17 @@ def test_a_model_copy_says_which_of_its_source_and_notes_are_its_own(roofline):
     _, out, _ = roofline("models", "show", "acme-8b")
     assert _line(out, "set by hand").endswith(
         ": the notes below are of the values the copy was made from; the source was written with them")
+
+
+def test_predict_says_a_copys_fitted_values_set_by_hand_beside_the_fit_it_names(roofline):
+    """qa463: predict named 'engine fit ... 194 fit rows of engine vllm' under a copy whose kernel_latency and
+    host_per_sequence the user set by hand, as `engines show` says of it."""
+    import json
+
+    roofline("engines", "new", "acme-k", "--from", "vllm", "--set", "kernel_latency=4.2 us", "--set", "host_per_sequence=45 us")
+    _, out, _ = roofline("predict", "--engine", "acme-k")
+    assert _line(out, "engine fit").split("   (")[0].endswith("; set by hand since, not the fit's: kernel_latency, host_per_sequence")
+    fitted = json.loads(roofline("predict", "--engine", "acme-k", "--json")[1])["engine_fitted"]
+    assert fitted["set_by_hand_since"] == ["kernel_latency", "host_per_sequence"]
+    _, out, _ = roofline("predict")
+    assert "set by hand since" not in _line(out, "engine fit")
