@@ -559,7 +559,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     if hybrid or other:  # qa121: Qwen3-Next, Jamba, Nemotron-H and MiniMax-M1 imported as all attention, in silence
         raise field_error(where, hybrid or "layer_types", "a decoder whose every layer is attention (linear-attention and "
                           "state-space layers, and the fixed state they keep, are not modelled)", cfg[hybrid] if hybrid else other)
-    defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config}
+    defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config
+                # a list of layer types says which layers slide: the pattern's default plays no part (qa463: noted)
+                and not (k == "sliding_window_pattern" and isinstance(cfg.get("layer_types"), list) and cfg["layer_types"])}
     cfg = {**defaults, **cfg}
     layers = _int(cfg, where, "num_hidden_layers")
     if layers > MAX_LAYERS:  # the per-layer patterns below walk every layer (the fuzz's 1e300 hung; 2026-12-03)

@@ -575,3 +575,12 @@ def test_a_multimodal_configs_vision_encoder_is_said_left_out():
     with pytest.warns(RooflineWarning, match=r"vision_config: the vision encoder's weights are not counted"):
         profile = profile_from_hf_config(config, "g", "g.json")
     assert "vision encoder (vision_config) is not counted" in profile["notes"]
+
+
+def test_a_gemma3_config_with_layer_types_notes_no_sliding_window_pattern_default():
+    """qa463: layer_types said which layers slide, yet the notes listed the pattern's default 6 as given to the config."""
+    types = ["sliding_attention", "full_attention"] * 2
+    gemma3 = {**TINY, "model_type": "gemma3_text", "sliding_window": 512, "layer_types": types}
+    profile = profile_from_hf_config(gemma3, "g3", "g3.json")
+    assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 2, "window": 512}, {"kind": "full", "layers": 2}]
+    assert "sliding_window_pattern" not in profile["notes"] and "tie_word_embeddings true" in profile["notes"]
