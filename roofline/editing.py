@@ -1714,6 +1714,23 @@ def _parent_data(kind: str, text: str, path: Path | None = None, extra_dirs: tup
     return data if isinstance(data, Mapping) else None
 
 
+def rewritten_texts(kind: str, text: str, path: Path | None = None, extra_dirs: tuple = ()) -> list[str]:
+    """The source and notes of a copy (`text`, its header's MADE_FROM) that differ from those of the profile it was
+    made from: written by the user, whether or not its header still lists them as set by hand (qa463: the 'set by
+    hand' line deleted, as PROFILES.md suggests once they speak for every value, and a later set said the user's own
+    source and notes were of the values the copy was made from); [] for a file that is no copy or whose source no longer
+    loads."""
+    parent = _parent_data(kind, text, path, extra_dirs)
+    if parent is None:
+        return []
+    try:
+        data = load_yaml_text(text, "the copy") or {}
+    except RooflineError:
+        return []
+    return [k for k in ("source", "notes") if isinstance(data, Mapping)
+            and str(data.get(k) or "").strip() != str(parent.get(k) or "").strip()]
+
+
 def _restored_fields(kind: str, text: str, pairs: list, written: set[str], path: Path | None = None,
                      extra_dirs: tuple = ()) -> set[str]:
     """The fields of a copy (its header's MADE_FROM names the profile it was made from) that `set` gives that
@@ -1799,7 +1816,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     copy_of = _made_from(unix)
     if copy_of and "price" not in hand_set_fields(unix):  # a copy still at its source's price (qa424: said by new, not set)
         _kept_price_note(kind, before_spec, written, set_here, str(path), copy_of)
-    _unsourced_note(kind, written - restored, set_here, text, str(path), pairs, leaves, tuple(hand_set_fields(unix)))
+    _unsourced_note(kind, written - restored, set_here, text, str(path), pairs, leaves,
+                    tuple(dict.fromkeys([*hand_set_fields(unix), *rewritten_texts(kind, unix, path, extra_dirs)])))
     _family_values_kept(kind, doc, set_here, str(path))
     _shares_by_devices_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)

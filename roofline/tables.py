@@ -1016,7 +1016,8 @@ def hardware_table(hw) -> str:
         lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h"
                      + ("  (set by hand)" if "price" in by_hand else ""))
     if by_hand:  # qa214: a copy re-priced by hw set printed its source's price reasoning below, unmarked
-        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit){_provenance_said(by_hand)}")
+        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit)"
+                     + _provenance_said(_with_rewritten("hardware", hw.path, by_hand)))
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
 
@@ -1033,6 +1034,19 @@ def _provenance_said(by_hand: list[str], texts: tuple[str, ...] = ("source", "no
     parts = ([f"{named(of_copy, ('is', 'are'))} of the values the copy was made from"] if of_copy else []) + (
         [f"{named(own, ('was', 'were'), '' if of_copy else ' below')} written with them"] if own else [])
     return ": " + "; ".join(parts)
+
+
+def _with_rewritten(kind: str, path: str | None, by_hand: list[str]) -> list[str]:
+    """`by_hand`, with the copy's source and notes that differ from its parent's (editing.rewritten_texts)."""
+    from roofline.editing import rewritten_texts
+    from roofline.errors import RooflineError
+    from roofline.yamlio import read_text
+
+    try:
+        text = read_text(Path(path)) if path else None
+    except (RooflineError, OSError):
+        text = None
+    return list(dict.fromkeys([*by_hand, *(rewritten_texts(kind, text, Path(path)) if text else [])]))
 
 
 def _set_by_hand(path: str) -> list[str]:
@@ -1151,7 +1165,8 @@ def model_table(m) -> str:
     lines.append(f"  tokenizer        {m.tokenizer}" if m.tokenizer else
                  "  tokenizer        not given: a draft model is compared by vocabulary size only")
     if by_hand := _set_by_hand(m.path):  # qa222: a copy's layers 40 printed under the source's '61 layers', unmarked
-        lines.append(f"  set by hand      {', '.join(by_hand)} (models new --set / set / edit){_provenance_said(by_hand)}")
+        lines.append(f"  set by hand      {', '.join(by_hand)} (models new --set / set / edit)"
+                     + _provenance_said(_with_rewritten("model", m.path, by_hand)))
     lines.append(_text_block("source", m.source))
     if m.notes:
         lines.append(_text_block("notes", m.notes))
@@ -1377,7 +1392,7 @@ def engine_table(e) -> str:
     lines += _fitted_lines(e.fitted, _overrides_set_by_hand(e))
     if by_hand := _set_by_hand(e.path):  # every field a copy was given (qa222: the fitted ones alone were said)
         lines.append(f"  set by hand               {', '.join(by_hand)} (engines new --set / set / edit)"
-                     + _provenance_said(by_hand, ("source",)))
+                     + _provenance_said(_with_rewritten("engine", e.path, by_hand), ("source",)))
     import textwrap
 
     def batches(low: int, high: int | None) -> str:  # batch 1; batch 64 and up; batch 4 to 128

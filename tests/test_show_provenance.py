@@ -50,3 +50,22 @@ def test_predict_says_a_copys_fitted_values_set_by_hand_beside_the_fit_it_names(
     assert fitted["set_by_hand_since"] == ["kernel_latency", "host_per_sequence"]
     _, out, _ = roofline("predict")
     assert "set by hand since" not in _line(out, "engine fit")
+
+
+def test_a_copys_own_source_and_notes_stay_its_own_after_its_set_by_hand_line_is_deleted(roofline, tmp_path):
+    """qa463: PROFILES.md says to delete the 'set by hand' line once the source and notes speak for every value; a later
+    set then said the user's own source and notes were of the values the copy was made from."""
+    code, _, err = roofline("hw", "new", "nvl", "--from", "h200", "--set", "source=our brief", "--set", "notes=our rate card")
+    assert code == 0, err
+    path = tmp_path / "user" / "nvl.yaml"
+    path.write_text("".join(x for x in path.read_text().splitlines(keepends=True) if not x.startswith("# set by hand")))
+    code, _, err = roofline("hw", "set", "nvl", "link_latency=2.5 us")
+    assert code == 0 and "link_latency set with no source" in err and "of the values it was made from" not in err, err
+    _, out, _ = roofline("hw", "show", "nvl")
+    assert _line(out, "set by hand").endswith("(hw new --set / set / edit): the source and notes below were written with them")
+    # a copy whose notes are still its parent's says so
+    roofline("hw", "new", "nvl2", "--from", "h200", "--set", "source=our brief")
+    roofline("hw", "set", "nvl2", "link_latency=2.5 us")
+    _, out, _ = roofline("hw", "show", "nvl2")
+    assert _line(out, "set by hand").endswith(
+        ": the notes below are of the values the copy was made from; the source was written with them")

@@ -1323,7 +1323,7 @@ def test_predict_says_which_fit_the_engines_costs_come_from():
     """qa426: predict's header named a fitted copy, the file and rows it was fitted to only `engines show` said."""
     vllm = load_engine("vllm")
     p = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8)
-    assert p["engine_fitted"] == {key: vllm.fitted[key] for key in ("file", "rows", "date")}
+    assert p["engine_fitted"] == {**{key: vllm.fitted[key] for key in ("file", "rows", "date")}, "set_by_hand_since": []}
     (line,) = [ln for ln in predict_table(p).splitlines() if ln.startswith("  engine fit ")]
     assert line == (f"  engine fit           measurements/published.csv: {vllm.fitted['rows']} ({vllm.fitted['date']})"
                     "   (roofline engines show vllm)")
@@ -1339,7 +1339,7 @@ def test_predict_says_which_fit_the_engines_costs_come_from():
     assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=families)["engine_fitted"]  # fitted values stay
     bare = dataclasses.replace(vllm, name="bare", fitted={"file": "mine.csv", "rows": "12 rows", "date": "2026-01-01"})
     assert roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, engine=bare)["engine_fitted"] == {  # no list: a fit
-        "file": "mine.csv", "rows": "12 rows", "date": "2026-01-01"}
+        "file": "mine.csv", "rows": "12 rows", "date": "2026-01-01", "set_by_hand_since": []}
 
 
 @pytest.mark.slow
