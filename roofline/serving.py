@@ -226,7 +226,7 @@ def host_carries_gain(engine: ServingEngine, pp: int = 1) -> bool:
     decoding and adds it only while speculating (SGLang's spec V1: host_overlap_speculating false) loses by it (qa157).
     Not said at pp > 1 (qa244: said 'not overlapped' of host work the micro-batches overlap): there a micro-batch's own
     share alone lies on its round trip (engine.step_metrics), and every shipped engine refuses speculation."""
-    return str(engine) != "ideal" and not engine.host_overlap and pp == 1
+    return str(engine.name) != "ideal" and not engine.host_overlap and pp == 1  # the profile's name, not its repr (qa457)
 
 
 def host_terms_text(engine: ServingEngine, hardware=None) -> str:
@@ -272,7 +272,7 @@ def optimistic_found_for(engine: ServingEngine) -> str:
 
 def optimistic(batch, engine) -> bool:
     """Whether a speculative point at `batch` under `engine` is in the range OPTIMISTIC names (not the bare roofline)."""
-    return str(engine) != "ideal" and int(batch) >= OPTIMISTIC_BATCH
+    return str(getattr(engine, "name", engine)) != "ideal" and int(batch) >= OPTIMISTIC_BATCH  # a name or a profile (qa457)
 
 
 @dataclass(frozen=True)
