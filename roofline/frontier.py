@@ -931,13 +931,16 @@ def _rent_usd_per_hour(rows: pd.DataFrame, prices: dict | None = None) -> np.nda
     return np.where(np.isfinite(exact), exact, read_back)
 
 
-def _fleet_of(rows: pd.DataFrame, users: int, prices: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(replicas, devices, USD an hour) of a fleet of each row of `rows` for `users` at once (fleet_picks' terms), a
-    replica's rent to a hundredth of a cent before it is multiplied: one read back from a table's rounded costs and
-    speeds differs by 1e-7 between rows of one rent, which would decide ties the fewest devices should (qa417, qa419)."""
-    rent_usd_per_hour = np.round(_rent_usd_per_hour(rows, prices), 4)  # a replica's, to a hundredth of a cent first
+def _fleet_of(rows: pd.DataFrame, users: int, prices: dict | None = None) -> tuple[np.ndarray, ...]:
+    """(replicas, devices, USD an hour to rank by, USD an hour) of a fleet of each row of `rows` for `users` at once
+    (fleet_picks' terms). The first total takes a replica's rent to a hundredth of a cent before it is multiplied: one
+    read back from a table's rounded costs and speeds differs by 1e-7 between rows of one rent, which would decide ties
+    the fewest devices should (qa417, qa419); the second, said, multiplies the rent itself (qa458: 23,365 replicas at
+    $2.1234567 said $49,615.58 an hour, the rent rounded to $2.1235 first, where they cost $49,614.57)."""
+    rent_usd_per_hour = _rent_usd_per_hour(rows, prices)
     replicas = np.ceil(users / rows["batch"].astype(float).to_numpy())
-    return replicas, replicas * devices_in_use(rows).to_numpy(dtype=float), np.round(replicas * rent_usd_per_hour, 4)
+    return (replicas, replicas * devices_in_use(rows).to_numpy(dtype=float),
+            np.round(replicas * np.round(rent_usd_per_hour, 4), 4), replicas * rent_usd_per_hour)
 
 
 def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, refused: list[dict] | None = None,
@@ -968,7 +971,7 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
         if not len(r):
             out[kind] = None
             continue
-        replicas, devices, usd = _fleet_of(r, users, prices)
+        replicas, devices, usd, exact_usd = _fleet_of(r, users, prices)
         usable = np.isfinite(usd)
         if not usable.any():
             out[kind] = None
@@ -977,7 +980,7 @@ def fleet_picks(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int, 
                             np.where(usable, usd, np.inf)))[0])
         row = r.iloc[i].copy()
         row["layout"] = _layout(row)
-        out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(usd[i]),
+        out[kind] = {"row": row, "replicas": int(replicas[i]), "devices": int(devices[i]), "usd_per_hour": float(exact_usd[i]),
                      "computed_now": bool(computed_now[i])}
     return out
 
@@ -1004,7 +1007,9 @@ def refine_fleet(df: pd.DataFrame, min_tokens_per_s_per_user: float, users: int,
         rows = candidates[candidates["decoding"] == kind]
         rows = rows[~refused_rows(rows, refused or [])]  # a layout no engine runs is no fleet (qa419: it took a sweep)
         usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna()]
-        best_usd_per_hour = ((found or {}).get(kind) or {}).get("usd_per_hour", math.inf)
+        best = (found or {}).get(kind)  # its total as fleets are ranked (_fleet_of's rounded rent), not as said
+        best_usd_per_hour = (float(_fleet_of(best["row"].to_frame().T.assign(decoding=kind), users, prices)[2][0])
+                             if best else math.inf)
         spans = [(label, batches, place) for _, _, label, batches, place in
                  _gaps(rows, keys, usable.index, min_tokens_per_s_per_user)]
         spans += _unfitted_spans(rows, keys, usable.index, speculative)
@@ -1118,7 +1123,7 @@ def answer(df: pd.DataFrame, min_tokens_per_s_per_user: float | None = None, met
             point = (refined.get(kind) or {}).get("row")
             pick = point if point is not None else (picks or {}).get(kind)
             if f is not None and pick is not None:
-                replicas, devices, usd_per_hour = _fleet_of(pick.to_frame().T.assign(decoding=kind), users, prices)
+                replicas, devices, _, usd_per_hour = _fleet_of(pick.to_frame().T.assign(decoding=kind), users, prices)
                 f["pick"] = {"row": pick, "replicas": int(replicas[0]), "devices": int(devices[0]),
                              "usd_per_hour": float(usd_per_hour[0])}
         # what is said of a pick, said of a fleet's row where it is another point (qa418: SGLang's cap of 48 sequences

@@ -186,6 +186,18 @@ def _degree(where: str, key: str):
     return check
 
 
+def _prefix_tokens(where: str):
+    """A shared prefix's tokens: a whole number in 0..CONTEXT_MAX, a whole float too (qa458: 1024.0 was refused as not
+    'a number of tokens in 0..1,000,000,000', where tp: 2.0 and context 4096.0 are taken)."""
+    def check(v):
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= AXIS_MAX["context"]:
+            raise field_error(where, "shared_prefix", f"a whole number of tokens in 0..{CONTEXT_MAX:,}", v)
+        return v
+    return check
+
+
 def _layouts(where: str, data: dict) -> tuple[tuple[int, int, int, int], ...]:
     """`layouts: [{tp: 8}, {dp_attention: 8, ep: 8}]`: whole layouts to sweep side by side (a missing degree is 1),
     instead of every combination of tp, dp_attention, ep and pp, some of which a model may not allow."""
@@ -513,7 +525,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "model": _names(where, "model", data["model"]),
         "method": methods,
         "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: check_draft_hardware(where, v)),
-        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", f"a number of tokens in 0..{CONTEXT_MAX:,}", v))),
+        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), _prefix_tokens(where)),
         "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "engine", "an engine name", v))),
         "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),
         "expert_dtype": _values(where, "expert_dtype", data.get("expert_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "expert_dtype")),
