@@ -2092,7 +2092,8 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
         advice = ("priced since the sweep (below)" if not still else  # sweep again said once, below (qa284)
                   "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again"
                   + (f" ({', '.join(still)}; the others priced since, below)" if len(still) < len(devices) else ""))
-        notes.append(f"{unpriced:,} rows have no cost (swept without a price for {', '.join(devices)}): left out; {advice}")
+        notes.append(f"{unpriced:,} {'row has' if unpriced == 1 else 'rows have'} no cost (swept without a price for "
+                     f"{', '.join(devices)}): left out; {advice}")  # (qa458: '1 rows have')
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
     every = cost_frontier(df, refused)
     on_frontier = every[every["decoding"] == "speculation"]

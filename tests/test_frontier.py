@@ -49,7 +49,7 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     assert cheapest(df, 95)["plain"]["batch"] == 1  # the cheapest at 95 or faster: $10, not $11
     assert cheapest(df, 210) == {"plain": None, "speculation": None}
     notes = frontier_notes(df)
-    assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 rows have no cost")
+    assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 row has no cost")
     assert not any("one frontier over several" in n for n in notes)
     mixed = frontier_notes(df.assign(context=[4096] * 4 + [32768] * 4))
     assert any(n.startswith("one frontier over several values of context") and "--where context=VALUE" in n for n in mixed)
