@@ -97,6 +97,7 @@ from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
     METHODS,
+    PAYS_LONGER_FACTOR,
     acceptance_reach_note,
     alpha_from_acceptance_length,
     check_draft_vocab,
@@ -477,7 +478,8 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     from 216 to 857; at 0 in session 33, 10.1 us and on no bound since session 34)."""
     be = spec.get("break_even_batch")
     longest = spec.get("pays_longest")  # the k that pays further, where predict names it (tables._pays_longest_text)
-    if longest and (longest["k"] == spec.get("k") or longest["batch"] <= (be or 0)):
+    if longest and (longest["k"] == spec.get("k") or longest["batch"] <= (be or 0)
+                    or longest["batch"] < PAYS_LONGER_FACTOR * (be or 0)):  # as predict's text names it
         longest = None
     if (be is None and longest is None) or str(eng.name) == "ideal":
         return []

@@ -931,6 +931,8 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 
 TOKEN_ID_BYTES = 4  # a token id on the link (int32): a draft token to the target, a kept one back to a draft model
+PAYS_LONGER_FACTOR = 1.05  # predict names another k that pays to this many times the asked k's break-even or more (a
+# k paying one sequence further, as a shorter draft fits one more beside the memory limit, is not news)
 FINE_SEARCH_SPAN = 2  # predict's break-even: every batch from its last grid point that pays to twice it (+ 64) is evaluated
 K_SEARCH = np.arange(0, K_MAX + 1)  # predict's best k: every k the CLI takes (16 was the cap before: k = 32 beat its "best" 16)
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)
@@ -1036,9 +1038,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
                 between = np.arange(losing[0], losing[1] + 1)
                 losing_all = not bool(pays(speculative_metrics(hw, target, between, context, k, alpha, **kw)["speedup"]).any())
     best, best_speedup, best_per_user, drafting_fits = None, None, None, None
-    # where the asked k stops paying before memory ends its search, whether another k pays further (qa454)
-    longest = (_longest_paying_k(hw, target, context, alpha, kw)
-               if tree_nodes is None and speculates(method, k) and not (be > 0 and be == cap) else None)
+    # whether another k pays further (qa454), its own memory limit too: a shorter draft holds fewer tokens a sequence
+    # (qa462: EAGLE k 40 on Qwen3-30B-A3B pays to its limit, 395, where k 1 pays to 455)
+    longest = _longest_paying_k(hw, target, context, alpha, kw) if tree_nodes is None and speculates(method, k) else None
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
@@ -1086,7 +1088,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         not_paying_every_batch_between=losing_all,
         break_even_speedup=be_speedup,  # the speedup at the break-even batch: within a percent of 1, the batch is not sharp
         # the k of K_SEARCH whose break-even is the largest (qa454: predict said the asked k's alone, the report the k
-        # that pays longest): {k, batch, speedup, at_memory_limit}; None for a tree, k 0, or where no k pays
+        # that pays longest): {k, batch, speedup, at_memory_limit}; None for a tree, k 0, or where no k pays (predict's
+        # text names it where it pays to PAYS_LONGER_FACTOR x the asked k's break-even or more)
         pays_longest=longest,
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,

@@ -266,7 +266,8 @@ def predict_table(point: dict) -> str:
                      # qa273: MTP's eh_proj (EAGLE's fc) is a plain linear layer, unquantised (costs' input_proj)
                      "as the target's; its input projection unquantised)" if spec["drafter_weight_dtype"] not in ("bf16", "fp16", "fp32")
                      else "as the target's)")
-                  + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
+                  + ((f", {spec['k']} heads of a block and an LM head each" if spec["k"] != 1 else ", 1 head, a block and an "
+                      "LM head") + "; no KV cache" if spec["method"] == "medusa"  # (qa462: '1 heads')
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
                + f" {_fit_with(spec)}{_caps_text(spec)}"
@@ -290,12 +291,13 @@ def predict_table(point: dict) -> str:
 
 def _pays_longest_text(spec: dict, p: dict) -> str:
     """'k 1, to batch 431 at least, of k = 1-64 (1.214x there: the largest batch that fits at k 1, speculation still
-    paying)': the k that pays up to the largest batch, where it is not the k asked and pays further than it (qa454: the
-    report's break-even is at that k, predict's at the asked one); '' otherwise."""
-    from roofline.speculation import K_SEARCH
+    paying)': the k that pays up to the largest batch, where it is not the k asked and pays at least PAYS_LONGER_FACTOR
+    times as far (qa454: the report's break-even is at that k, predict's at the asked one); '' otherwise."""
+    from roofline.speculation import K_SEARCH, PAYS_LONGER_FACTOR
 
     longest = spec.get("pays_longest")
-    if not longest or longest["k"] == spec["k"] or longest["batch"] <= (spec["break_even_batch"] or 0):
+    if (not longest or longest["k"] == spec["k"] or longest["batch"] <= (spec["break_even_batch"] or 0)
+            or longest["batch"] < PAYS_LONGER_FACTOR * (spec["break_even_batch"] or 0)):
         return ""
     return (f"k {longest['k']}, to batch {longest['batch']:,}{' at least' if longest['at_memory_limit'] else ''}, "
             f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({longest['speedup']:.3f}x there"  # as the break-even's line

@@ -38,11 +38,29 @@ def test_the_k_that_pays_longest_is_the_largest_break_even_over_k_each_to_its_ow
         assert predict_speculation(H100, TARGET, 8, 1024, k, 0.7, **KW)["break_even_batch"] < longest["batch"]
 
 
-def test_a_k_that_pays_up_to_its_memory_limit_names_no_other():
-    """Llama 3.1 8B with EAGLE k 3 on one H100 pays up to the largest batch that fits: nothing pays further to name."""
+def test_a_k_that_pays_up_to_its_memory_limit_names_another_only_where_it_pays_five_percent_further(roofline):
+    """Llama 3.1 8B with EAGLE k 3 on one H100 pays up to the largest batch that fits, 410; k 1 holds fewer draft tokens a
+    sequence and pays to its own limit, 411: found, not named (one sequence further is not news). EAGLE k 40 on
+    Qwen3-30B-A3B pays to its limit, 395, where k 1 pays to 455 (qa462: a k at its memory limit named no other): named."""
+    from roofline.speculation import PAYS_LONGER_FACTOR
+
     target = load_model("llama-3.1-8b")
     spec = predict_speculation(H100, target, 8, 1024, 3, 0.7, method="eagle", engine=load_engine("vllm"))
-    assert spec["break_even_at_memory_limit"] and spec["pays_longest"] is None
+    longest = spec["pays_longest"]
+    assert spec["break_even_at_memory_limit"] and longest["k"] == 1 and longest["at_memory_limit"]
+    assert spec["break_even_batch"] < longest["batch"] < PAYS_LONGER_FACTOR * spec["break_even_batch"]
+    assert "pays longest" not in roofline("predict", "--method", "eagle", "--k", "3", "--alpha", "0.7", "--batch", "8")[1]
+    args = ["predict", "--model", "qwen3-30b-a3b", "--batch", "8", "--context", "256", "--method", "eagle", "--alpha", "0.8"]
+    for k in (40, 1):
+        spec = predict_speculation(H100, load_model("qwen3-30b-a3b"), 8, 256, k, 0.8, method="eagle", engine=load_engine("vllm"))
+        assert spec["break_even_at_memory_limit"]
+        if k == 40:
+            longest = spec["pays_longest"]
+            assert longest["k"] == 1 and longest["batch"] >= PAYS_LONGER_FACTOR * spec["break_even_batch"]
+            line = next(x for x in roofline(*args, "--k", "40")[1].splitlines() if x.strip().startswith("pays longest"))
+            assert f"k 1, to batch {longest['batch']:,} at least" in line
+        else:
+            assert spec["break_even_batch"] == longest["batch"]  # k 1's own search finds the batch named
 
 
 def test_a_tree_and_k_0_name_no_k_that_pays_longest():
@@ -101,3 +119,23 @@ def test_the_pays_longest_line_follows_the_break_evens_dip_and_says_the_engines_
     be_line = next(x for x in text.splitlines() if x.strip().startswith("break-even batch"))
     longest_line = next(x for x in text.splitlines() if x.strip().startswith("pays longest"))
     assert "above the 48 sequences sglang runs at once while speculating" in be_line and longest_line.endswith("; past the same cap")
+
+
+def test_a_k_at_its_own_memory_limit_still_names_a_k_that_fits_and_pays_further():
+    """Qwen3-30B-A3B with EAGLE k 40 at 256 tokens of context: each sequence holds k + 1 = 41 more tokens of KV, so
+    k 40 fits 395 sequences and pays at all of them ('memory ends the search'), while k 1 fits 455 and pays at every
+    one. pays_longest was None: the largest break-even over k, each k to its own memory limit, is k 1's."""
+    target = load_model("qwen3-30b-a3b")
+    kw = dict(method="eagle", dep=deployment(target), engine=load_engine("vllm"))
+    spec = predict_speculation(load_hardware("h100-sxm"), target, 8, 256, 40, 0.8, **kw)
+    assert spec["break_even_at_memory_limit"] and spec["break_even_batch"] == spec["max_batch"]
+    ks = K_SEARCH[K_SEARCH > 0]
+    h100 = load_hardware("h100-sxm")
+    caps = np.asarray(speculative_metrics(h100, target, 1, 256, ks, 0.8, **kw)["max_batch"]).astype(int)
+    batches = np.arange(1, caps.max() + 1)
+    speedup = speculative_metrics(h100, target, batches[:, None], 256, ks[None, :], 0.8, **kw)["speedup"]
+    reach = np.where(pays(speedup) & (batches[:, None] <= caps[None, :]), batches[:, None], 0).max(axis=0)
+    best = int(np.argmax(reach))
+    assert reach[best] > spec["break_even_batch"]  # 455 at k 1 against 395 at k 40
+    longest = spec["pays_longest"]
+    assert longest is not None and (longest["k"], longest["batch"]) == (int(ks[best]), int(reach[best]))
