@@ -966,6 +966,28 @@ def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int
     return [first, last]
 
 
+EXACT_DIP_SEARCH_MAX = 65_536  # predict evaluates every batch below a break-even up to this one (about 0.1 s); past
+# it, the search grid's batches with their edges refined (_losing_batches)
+
+
+def _dip_below(grid, grid_speedup, break_even: int, speedup_at) -> tuple[list[int] | None, bool | None]:
+    """([first, last] batch below `break_even` where speculation does not pay, whether every batch between them loses),
+    (None, None) where none does: every batch below it evaluated where it is at most EXACT_DIP_SEARCH_MAX (qa462: a
+    stretch of losing batches wholly between two grid batches that pay, 765-768 below 772, went unsaid), else the search
+    grid's (_losing_batches)."""
+    if break_even - 1 <= EXACT_DIP_SEARCH_MAX:
+        batches = np.arange(1, break_even)
+        losing = batches[~pays(speedup_at(batches))] if len(batches) else batches
+        if not len(losing):
+            return None, None
+        return [int(losing[0]), int(losing[-1])], bool(len(losing) == losing[-1] - losing[0] + 1)
+    losing = _losing_batches(grid, grid_speedup, break_even, speedup_at)
+    if losing is None:
+        return None, None
+    between = np.arange(losing[0], losing[1] + 1)  # qa266: 'not every batch between them loses' where every one did
+    return losing, not bool(pays(speedup_at(between)).any())
+
+
 def _search_grid(cap: int):
     """The batches a break-even search evaluates first: 512 geometric steps from 1 to the memory limit `cap`."""
     return np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
@@ -1018,7 +1040,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     every batch from the last grid point that pays to twice it (FINE_SEARCH_SPAN) or the memory limit; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
     memory ends the search (the break-even, if any, lies beyond what fits). not_paying_below_break_even: [first,
     last] batch below it where speedup < 1 (a dip: the overlap of a drafter elsewhere starts only where it pays),
-    or None where it pays at every batch up to the break-even (on the search grid, its edges refined);
+    or None where it pays at every batch up to the break-even (every batch below it evaluated, to EXACT_DIP_SEARCH_MAX;
+    past it on the search grid, its edges refined: _dip_below);
     not_paying_every_batch_between: whether every batch from first to last loses (None without a dip).
     """
     method = method_name(method)  # any case (qa220)
@@ -1033,10 +1056,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         last = int(break_even_batch(grid, grid_speedup))
         if last > 0:
             be, be_speedup = _refined_break_even(grid, last, cap, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
-            losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
-            if losing is not None:  # qa266: the table said 'not every batch between them loses' where every one did
-                between = np.arange(losing[0], losing[1] + 1)
-                losing_all = not bool(pays(speculative_metrics(hw, target, between, context, k, alpha, **kw)["speedup"]).any())
+            speedup_at = lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"]  # noqa: E731
+            losing, losing_all = _dip_below(grid, grid_speedup, be, speedup_at)
     best, best_speedup, best_per_user, drafting_fits = None, None, None, None
     # whether another k pays further (qa454), its own memory limit too: a shorter draft holds fewer tokens a sequence
     # (qa462: EAGLE k 40 on Qwen3-30B-A3B pays to its limit, 395, where k 1 pays to 455)
