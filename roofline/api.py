@@ -777,7 +777,7 @@ def predict(
         "kv_dtype": dep.kv_dtype,
         "shared_prefix": shared_prefix,
         # whether the engine's attention reads that prefix once a step (a cascade kernel) or each sequence (qa270)
-        "shared_prefix_read_once": bool(eng.prefix_read_once) if shared_prefix else None,
+        "shared_prefix_read_once": eng.reads_prefix_once if shared_prefix else None,
         "step_time_s": step,
         "tokens_per_s": batch / step,
         "tokens_per_s_per_user": 1.0 / step,

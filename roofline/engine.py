@@ -804,7 +804,7 @@ def step_metrics(
     m_micro = microbatches(b, dep)  # m = min(B, pp)
     mb = b / m_micro
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, prefill, shared_prefix,
-                           engine.prefix_read_once)
+                           engine.reads_prefix_once)
     ceilings = operator_ceilings(hw, dep, model, sequences_per_group(mb, dep), engine)
     p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
@@ -864,7 +864,7 @@ def step_metrics(
     body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
     if pp > 1:  # the round trip: pp passes of the mean stage
         mean = dep.mean_stage()
-        mean_costs = operator_costs(model, mb, q, context, mean, logit_tokens, prefill, shared_prefix, engine.prefix_read_once)
+        mean_costs = operator_costs(model, mb, q, context, mean, logit_tokens, prefill, shared_prefix, engine.reads_prefix_once)
         mean_ceilings = operator_ceilings(hw, mean, model, sequences_per_group(mb, mean), engine)
         mean_terms = [_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)
                       for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS]

@@ -1185,7 +1185,7 @@ def shared_prefix_headline(df: pd.DataFrame) -> pd.DataFrame:
 def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool | None:
     """Whether the main engine reads a prefix the batch shares once a step (ideal: the bound, yes); None where its
     profile is neither in the sweep's values nor on the search path (qa274: said as read once)."""
-    return _main_engine_flag(df, meta, "prefix_read_once")
+    return _main_engine_flag(df, meta, "reads_prefix_once")
 
 
 def prefix_cached(df: pd.DataFrame, meta: dict) -> bool | None:

@@ -427,8 +427,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             treats.setdefault(e.name, (
                 ("held once" + (" and not prefilled again" if sc.prompt is not None else "") if e.prefix_cached else
                  "held by each sequence" + (" and prefilled whole" if sc.prompt is not None else "")) + " (prefix_cached "
-                + f"{str(e.prefix_cached).lower()}), read " + ("once a step" if e.prefix_read_once else "by each sequence")
-                + f" (prefix_read_once {str(e.prefix_read_once).lower()})"
+                + f"{str(e.prefix_cached).lower()}), read " + ("once a step" if e.reads_prefix_once else "by each sequence")
+                + f" (prefix_read_once {str(e.prefix_read_once).lower()}"
+                + ("; each sequence's own copy, which no kernel shares" if e.prefix_read_once and not e.prefix_cached else "") + ")"
                 + (", and while speculating held and read by each sequence" + (" and prefilled whole" if sc.prompt is not None
                                                                                else "") + " (prefix_cached_speculating false)"
                    if speculating_engine(e) is not e and any(c.method != "none" for c in out) else "")))

@@ -44,7 +44,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      tensor cores for them: Marlin, Machete, AWQ, TensorRT-LLM int4_awq dequantise in the GEMM);
                      that operator's roofline time is divided by it, its kernel latencies are not (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
-                     per pass (cascade / prefix-aware attention) instead of once per sequence
+                     per pass (cascade / prefix-aware attention) instead of once per sequence; only a prefix
+                     the batch holds once (`prefix_cached`): with its cache off each sequence holds and reads its own
+                     copy (`reads_prefix_once`)
     key splits       `attention_splits_keys`: the decode attention kernel splits each sequence's keys over the
                      device's units (flash-decoding: FlashInfer, FlashAttention's split-KV, TensorRT-LLM's XQA), so a
                      hardware profile's attention_stream (a kernel that streams each (sequence, KV head) on one unit,
@@ -449,6 +451,12 @@ class ServingEngine:
                     and not self.overridden(parameter, name)):
                 out.append((parameter, family.rstrip("]")))
         return out
+
+    @property
+    def reads_prefix_once(self) -> bool:
+        """Whether a prefix the batch shares is read once a pass: a prefix-aware kernel (`prefix_read_once`) over one
+        held copy (`prefix_cached`); without the cache each sequence holds its own copy, which no kernel shares (qa457)."""
+        return self.prefix_read_once and self.prefix_cached
 
     def for_hardware(self, hardware) -> ServingEngine:
         """This engine with the overrides whose `hardware` glob matches applied: to a HardwareSpec's engine_family (its

@@ -232,7 +232,7 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {_break_even_value(be, spec)}"
             f" at k {spec['k']}" + (" (nothing drafted)" if spec["k"] == 0 else "")  # qa286: a number read as where it
             # stops paying, where memory stops the search first; qa317: 'none at k 0' read as never paying
-            + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
+            + (f", {_speedup_text(spec['break_even_speedup'])} there" if be is not None and spec.get("break_even_speedup") else "")
             # within a percent of 1 the batch is not sharp (qa299: 72 paid by 0.12%, its neighbours lost)
             + (" (within 1% of 1: a tie at the model's accuracy, the batch not sharp)"
                if be is not None and spec.get("break_even_speedup") and spec["break_even_speedup"] < 1.01 else "")
@@ -300,7 +300,7 @@ def _pays_longest_text(spec: dict, p: dict) -> str:
             or longest["batch"] < PAYS_LONGER_FACTOR * (spec["break_even_batch"] or 0)):
         return ""
     return (f"k {longest['k']}, to batch {longest['batch']:,}{' at least' if longest['at_memory_limit'] else ''}, "
-            f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({longest['speedup']:.3f}x there"  # as the break-even's line
+            f"of k = {int(K_SEARCH[1])}-{int(K_SEARCH[-1])} ({_speedup_text(longest['speedup'])} there"  # as the break-even's line (qa461: 1.00037 said 1.000x)
             + (f": the largest batch that fits at k {longest['k']}, speculation still paying)" if longest["at_memory_limit"] else
                ": within 1% of 1, the batch not sharp)" if longest["speedup"] < 1.01 else ")")
             + _longest_cap_text(spec, longest, p))

@@ -139,3 +139,14 @@ def test_a_k_at_its_own_memory_limit_still_names_a_k_that_fits_and_pays_further(
     assert reach[best] > spec["break_even_batch"]  # 455 at k 1 against 395 at k 40
     longest = spec["pays_longest"]
     assert longest is not None and (longest["k"], longest["batch"]) == (int(ks[best]), int(reach[best]))
+
+
+def test_a_speedup_a_hair_above_1_is_said_with_the_digits_that_tell_in_both_lines():
+    """qa461: the pays-longest line (and the break-even line it copies) said 1.00037 as '1.000x there', a figure that
+    reads as no gain at a batch named for still paying."""
+    from roofline.tables import _pays_longest_text
+
+    spec = {"k": 6, "break_even_batch": 100, "pays_longest": {"k": 1, "batch": 431, "at_memory_limit": False,
+                                                              "speedup": 1.00037}}
+    text = _pays_longest_text(spec, {})
+    assert "(1.0004x there: within 1% of 1, the batch not sharp)" in text and "1.000x" not in text

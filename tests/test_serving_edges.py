@@ -65,11 +65,21 @@ def test_host_terms_are_said_fitted_only_where_a_fit_row_determined_them():
 @pytest.mark.slow
 def test_an_engine_whose_prefix_cache_is_already_off_speculates_as_it_decodes():
     """speculating_engine turns the cache (and the read-once prefix) off only where it was on: an engine that caches
-    no prefix (prefix_cached false) but reads a shared prefix once a step (grid.py: 'held by each sequence ..., read
-    once a step') reads it so while speculating too. Kills: `engine.prefix_cached and` dropped from the condition."""
+    no prefix (prefix_cached false) speculates as it decodes, each sequence holding and reading its own copy even where
+    its kernel is prefix-aware (prefix_read_once true: no copy is shared to read once; qa457 found it priced read
+    once). Kills: `engine.prefix_cached and` dropped from the condition; `and self.prefix_cached` dropped from
+    reads_prefix_once."""
+    from roofline.engine import step_metrics
+
     engine = dataclasses.replace(load_engine("vllm"), prefix_cached=False, prefix_cached_speculating=False,
                                  prefix_read_once=True)
-    assert speculating_engine(engine) is engine
+    assert speculating_engine(engine) is engine and engine.reads_prefix_once is False
+    h100, llama = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    read_each = dataclasses.replace(engine, prefix_read_once=False)
+    steps = [float(step_metrics(h100, llama, 16, 1, 8192, engine=e, shared_prefix=8000)["step_time_s"])
+             for e in (engine, read_each, dataclasses.replace(engine, prefix_cached=True))]
+    assert steps[0] == steps[1] > steps[2] * 1.5  # 16 copies of 8,000 tokens read, as an engine without the kernel;
+    # one copy read once is far less (8,000 of 8,192 tokens of KV, 1 GiB a copy against 16 GB of weights)
     on = dataclasses.replace(engine, prefix_cached=True)  # the cache on in plain decoding: off while speculating
     spec = speculating_engine(on)
     assert (spec.prefix_cached, spec.prefix_read_once) == (False, False)
