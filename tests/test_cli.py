@@ -416,6 +416,26 @@ def test_help_shows_no_value_for_a_flag():
     assert "<bool>" not in run("--help").output
 
 
+def test_predict_help_groups_its_options_by_what_they_set():
+    """qa459: 28 options in one panel, 220 lines at 80 columns, read as a wall: the layout, the requests and the
+    speculation each have a panel of their own, the point's own options (and --json) stay first."""
+    import re
+
+    out = CliRunner().invoke(cli.app, ["predict", "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"}).output
+    panels, panel = {}, None
+    for line in out.splitlines():
+        if line.startswith("╭─ "):
+            panel = line.split("─ ")[1].split(" ─")[0]
+        elif (found := re.match(r"│ (--[a-z-]+)", line)) and panel:
+            panels.setdefault(panel, []).append(found.group(1))
+    assert list(panels) == ["Options", "Layout and precision", "Requests", "Speculation"]
+    assert panels["Options"] == ["--hardware", "--model", "--batch", "--context", "--engine", "--json", "--help"]
+    assert panels["Layout and precision"] == ["--tp", "--dp-attention", "--ep", "--pp", "--weight-dtype", "--expert-dtype",
+                                              "--kv-dtype"]
+    assert panels["Requests"] == ["--prompt", "--output-len", "--shared-prefix"]
+    assert panels["Speculation"][0] == "--method" and "--no-overlap" in panels["Speculation"] and len(panels["Speculation"]) == 11
+
+
 @pytest.mark.slow
 def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(roofline):
     """`--overlap --no-overlap` and `<int range> [1<=x<=100000000]` took 64 of 100 columns from the help text."""
