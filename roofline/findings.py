@@ -533,6 +533,13 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     c0 = contexts[0]
     at_c0 = table[table["context"] == c0]
 
+    several_models = table["model"].nunique() > 1
+
+    def on(h: str, r) -> str:
+        """'H100 SXM5', or 'H100 SXM5 for Llama-3.1-8B' where the table holds several models (qa467: 'at least 64 on H200
+        SXM (...) and at least 64 on H200 SXM (...)', two models on one GPU)."""
+        return _hw(meta, h) + (f" for {_model(meta, r.model)}" if several_models else "")
+
     def pays(t: pd.DataFrame, ridges: bool) -> tuple[list[str], pd.DataFrame]:
         """'256 on H100 SXM5 (278)' per GPU of `t` (one method, alpha and context), largest first; and its free rows."""
         t = t.set_index("hardware")
@@ -541,17 +548,17 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         never = t["break_even_batch"] == 0  # no batch that fits pays (swept, or below the sweep where none swept fits)
         free = t[~t["censored"] & ~none_swept & ~never]
         unrefined = "at least " if meta.get("break_even_refined") is False else ""  # the largest swept batch that pays
-        parts = [f"{unrefined}{int(r.break_even_batch):,} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "")
+        parts = [f"{unrefined}{int(r.break_even_batch):,} on {on(h, r)}" + (f" ({_n(r.ridge)})" if ridges else "")
                  for h, r in free.iterrows()]
         fitting = t["censored"] & (~none_swept | (t["break_even_batch"] > 0))
-        capped = [f"at least {int(r.break_even_batch):,} on {_hw(meta, h)} (" + (f"{_n(r.ridge)} FLOP/B; " if ridges else "")
+        capped = [f"at least {int(r.break_even_batch):,} on {on(h, r)} (" + (f"{_n(r.ridge)} FLOP/B; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
                      f"the largest batch that fits{_at_k(r, 'k_at_break_even', ' at')}; {r.speedup_at_largest_fitting_batch:.2f}× at "
                      f"batch {int(r.largest_fitting_batch):,}, the largest swept that fits{_at_k(r, word=', with')}"  # qa101: 148 was k 1's,
                      if r.break_even_batch > r.largest_fitting_batch else  # read as the k = 2 named after it
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there{_at_k(r)}") + ")" for h, r in t[fitting].iterrows()]
-        nowhere = [f"not at all on {_hw(meta, h)} (" + (("not one batch fits with the drafter" if r.plain_max_batch >= 1 else
+        nowhere = [f"not at all on {on(h, r)} (" + (("not one batch fits with the drafter" if r.plain_max_batch >= 1 else
                                                           "not one batch fits") if r.max_batch < 1 else
                    f"no swept batch fits; {'batch 1 fits' if r.max_batch == 1 else f'batches 1-{int(r.max_batch)} fit'} and do not pay"
                    if np.isnan(r.largest_fitting_batch) else "no batch that fits pays")
@@ -560,7 +567,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
 
     said, free = pays(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], True)
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
-    n_hw = at_c0["hardware"].nunique()
+    n_hw = len(at_c0[["hardware", "model"]].drop_duplicates())  # GPUs, or GPU and model pairs
     later = []
     for a in alphas[1:]:
         ta = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a)
@@ -668,6 +675,10 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
         return ""
     last = last.assign(above=last["intensity"] > last["ridge"])
     several = last[[c for c in keys if c != "hardware"]].drop_duplicates().shape[0] > 1
+    q = int(last["q"].iloc[0])
+    who = _model(meta, model)
+    if picked := int((meta.get("read_tokens") or {}).get(model) or 0):  # sparse attention (grid's meta)
+        return _sparse_attention_text(who, picked, q)
 
     def named(rows: pd.DataFrame) -> list[str]:
         return [f"{_hw(meta, r['hardware'])} (" + (f"{_layout_text(r)}, {r['kv_dtype']} KV cache: " if several else "")
@@ -677,12 +688,10 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
         lo, hi = _n(values.min()), _n(values.max())
         return lo if lo == hi else f"{lo}-{hi}"
 
-    q = int(last["q"].iloc[0])
     above, below = last[last["above"]], last[~last["above"]]
     what = (f"at long contexts its attention does {span(last['decode_intensity'])} FLOP/B in a decode step (MLA's absorbed "
             "attention: about 3.8 FLOP a byte of an fp8 latent cache for each head on a device, 1.9 of a bf16 one) and, in "
             f"a verify pass of {q} tokens a sequence, whose queries share each read of the cache,")
-    who = _model(meta, model)
     if not len(below):
         return (f" For {who} that holds only while its attention stays memory-bound, and here it does not: {what} "
                 f"{span(above['intensity'])} FLOP/B, above its derated ridge on every device where it fits "
@@ -700,13 +709,31 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
             f"below it on {_list(named(below))} FLOP/B.")
 
 
+def _sparse_attention_text(who: str, read_tokens: int, q: int) -> str:
+    """The longer-context rule for an MLA model whose attention is sparse (qa467: DeepSeek-V3.2's 2,048 entries a query
+    were read as a dense cache, its verify pass said to take 1.11x a decode step's where it takes 4x): each query reads
+    its own `read_tokens` entries, so past q x read_tokens cached tokens a verify pass of q tokens a sequence reads q times
+    a decode step's entries at the same FLOP/B, and its attention takes q times as long whatever the ridge; only the
+    indexer, which scores every cached key for each query, shares its reads among the queries."""
+    return (f" For {who} it does not hold for its attention, which is sparse: each query reads its own {read_tokens:,} "
+            f"cached entries (picked by its indexer), so past {q * read_tokens:,} tokens of context a verify pass of {q} "
+            f"tokens a sequence reads {q} times a decode step's entries at the same FLOP/B, and its attention takes about {q} "
+            "times as long whatever the ridge; only the indexer, which scores every cached key for each query, shares each "
+            "read among the queries.")
+
+
 def _long_context_limit(above: pd.DataFrame) -> str:
     """What a compute-bound verify pass's attention does to the gain at long contexts, where attention is most of a step:
-    it takes N = intensity / ridge times a decode step's attention time (which reads the cache once, memory-bound), for
-    the tau tokens an iteration emits, so the gain tends to tau / N; a longer context narrows the margin only where that
-    is below the gain at short context (qa461: 'narrows' said of DeepSeek-V3 at tp 8, k 6, N = 1.09, whose gain rose
-    with context from 2.16x to 2.29x under vllm)."""
-    ratio = above["intensity"] / above["ridge"]
+    it takes N times a decode step's attention time, for the tau tokens an iteration emits, so the gain tends to tau / N;
+    with I_v the verify pass's FLOP/B, I_d the decode step's and R the ridge,
+
+        N = max(I_v, R) / max(I_d, R) = I_v / max(I_d, R)      (I_v > R here)
+
+    the decode step memory-bound (I_d < R) or itself compute-bound (qa467: 968 FLOP/B over a ridge of 194 said 4.99x where
+    the decode step's 242 FLOP/B is past it too: 4.0x); a longer context narrows the margin only where that is below
+    the gain at short context (qa461: 'narrows' said of DeepSeek-V3 at tp 8, k 6, N = 1.09, whose gain rose with context
+    from 2.16x to 2.29x under vllm)."""
+    ratio = above["intensity"] / np.maximum(above["decode_intensity"], above["ridge"])
     lo, hi = _n(ratio.min()), _n(ratio.max())
     n = lo if lo == hi else f"{lo}-{hi}"
     return (f"so where attention is most of the step, at long contexts, a verify pass's attention takes {n}x a decode "
@@ -725,12 +752,14 @@ def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> 
     censored = cells["censored"] & (~none_swept | (cells["break_even_batch"] > 0))
     by_memory = censored & (cells["memory_limited"].astype(bool) if "memory_limited" in cells else True)
     n, unrefined = len(cells), ("at least " if meta.get("break_even_refined") is False else "")
-    on_all = "on every GPU" if n > 1 else "on the GPU"
+    several_models = "model" in cells and cells["model"].nunique() > 1  # (qa467: two models on one GPU, 'of the 2 GPUs')
+    gpus = "GPU and model pairs" if several_models else "GPUs"
+    on_all = ("for every GPU and model" if several_models else "on every GPU") if n > 1 else "on the GPU"
     parts = []
     if len(inside):
         lo, hi = int(inside.min()), int(inside.max())
         parts.append(f"up to {unrefined}batch {lo:,}" + (f"-{hi:,}" if hi > lo else "")
-                     + (f" on {len(inside)} of the {n} GPUs" if len(inside) < n else f" {on_all}")
+                     + (f" on {len(inside)} of the {n} {gpus}" if len(inside) < n else f" {on_all}")
                      + (", the larger the higher the GPU's derated ridge point" if ordered else ""))
     for mask, end in ((by_memory, "the largest batch that fits"), (censored & ~by_memory, "the largest batch swept")):
         where = cells[mask]
@@ -742,12 +771,14 @@ def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> 
             batches = _list(list(dict.fromkeys(f"{int(b):,}" for b in where["break_even_batch"])))  # one where alike
             ends = {"the largest batch that fits": "the largest batches that fit",
                     "the largest batch swept": "the largest batches swept"}[end] if count > 1 else end
-            parts.append(f"on {_list([_hw(meta, h) for h in where['hardware']])} to at least {batches}, {ends}")
+            names = ([f"{_hw(meta, h)} for {_model(meta, m)}" for h, m in zip(where["hardware"], where["model"])]
+                     if several_models else [_hw(meta, h) for h in where["hardware"]])
+            parts.append(f"on {_list(names)} to at least {batches}, {ends}")
         elif parts:
             parts.append(f"on {count} more to {'at least ' if end.endswith('swept') else ''}{end}")
         else:
             parts.append(f"to {'at least ' if end.endswith('swept') else ''}{end} "
-                         f"{on_all if count == n else f'on {count} of the {n} GPUs'}")
+                         f"{on_all if count == n else f'on {count} of the {n} {gpus}'}")
     if int(never.sum()):
         parts.append(f"on {int(never.sum())} at no batch that fits")
     return "; ".join(parts)

@@ -1037,6 +1037,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         # how a layer caches a token: MLA's one latent, a shared K = V head, or GQA's kv_heads (whole per rank once tp > kv_heads)
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
+        # the cached entries a query of sparse attention reads (its groups' largest read_tokens; 0: dense)
+        "read_tokens": {c.model.name: max((g.read_tokens for g in c.model.groups), default=0) for c in configs},
         "mtp_modules": {c.model.name: c.model.mtp_modules for c in configs},  # an MTP k past them reuses the last
         "attention_kind": {c.model.name: attention_kind(c.model) for c in configs},
         # each model's dtypes over the sweep: a figure that shows some models names only theirs

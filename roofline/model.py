@@ -651,6 +651,9 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
     if group.kind == "full" and group.window:  # it would be ignored: a full group keeps every token
         raise field_error(where, f"{key}.window", "0 on a full group (a window is kind: sliding's, or a compressed group's)",
                           group.window)
+    if group.kind != "compressed" and group.ratio != 1:  # qa467: ignored, where a window on a full group was refused
+        raise field_error(where, f"{key}.ratio", f"1 or none on a {group.kind} group (a ratio is kind: compressed's)",
+                          group.ratio)
     if group.kind == "compressed" and group.ratio < 2:
         raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
     if bool(group.index_dim) != bool(group.index_heads):

@@ -1692,8 +1692,11 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         "Time of one decode step vs batch size B (q = 1, no speculation)"
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
     if ks:  # qa459: "compute-bound from 640 tokens" on H200, whose ridge is 194, read against the pass's mean intensity
+        mla = any((meta.get("kv_layout") or {}).get(m) == "mla" for m in models)  # qa467: DeepSeek-V3's verify at 128k
+        # compute-bound by its attention alone (241 FLOP/B over H200's 194), every GEMM memory-bound
         what += ("\ncompute-bound: most of a pass's operator time in operators past their ridge (its GEMMs; attention's "
-                 "KV reads stay memory-bound)")
+                 + ("too for MLA, whose heads and queries share each read of its latent cache)" if mla else
+                    "KV reads stay memory-bound)"))
     engines = meta.get("engine") or []  # one engine swept: no engine column in the panels' frame (qa335)
     drawn = (set().union(*(set(sub["engine"].astype(str)) for _, sub in panels)) if "engine" in df else  # the panels'
              set(engines if isinstance(engines, list) else [engines]))  # (qa349: sglang's note under 'engine vllm only')

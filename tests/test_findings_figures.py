@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -219,9 +220,13 @@ def test_the_mla_sentence_reads_its_attention_against_each_devices_ridge():
     text = mla_attention_text("deepseek-v3", high, meta)
     assert "480 FLOP/B in a decode step" in text and "1,600 FLOP/B, above its derated ridge on every device" in text, text
     assert "(200), " in text and "(250) FLOP/B" in text, text
-    # qa461: the direction hangs on tau against N = 1,600 / ridge (8 on h200, 6.4 on b200), not on the ridge alone
-    assert "a verify pass's attention takes 6.40-8.00x a decode step's, and the gain there tends to tau / 6.40-8.00" in text, text
+    # qa461: the direction hangs on tau against N, not on the ridge alone; qa467: N = 1,600 / max(480, ridge), the decode
+    # step past both ridges too (1,600 / ridge said 6.40-8.00x)
+    assert "a verify pass's attention takes 3.33x a decode step's, and the gain there tends to tau / 3.33" in text, text
     assert "narrows the margin where that is below the gain at short context, and widens it where it is above" in text, text
+    # a decode step below both ridges (150 FLOP/B): N = 1,600 / ridge, 8 on h200 and 6.4 on b200
+    mid = high.assign(flops=high["flops"].where(high["pass"] == "verify", 150e9))
+    assert "takes 6.40-8.00x a decode step's, and the gain there tends to tau / 6.40-8.00" in mla_attention_text("deepseek-v3", mid, meta)
     # tp 8: decode 30, verify 120, below both ridges: the rule holds
     low = _mla_ops([(h, 8, 1, p, f, 1e9, c, 1e12) for h, c in (("h200", 200e12), ("b200", 250e12))
                     for p, f in (("decode", 30e9), ("verify", 120e9))])
@@ -247,3 +252,41 @@ def test_the_largest_fit_clause_says_memory_where_plain_fills_it_and_speculation
     assert (plain_cap, spec_cap) == (64, 63)
     assert (f"at batch 64 and {_n(float(mi[(mi['batch'] == 32) & (mi['k'] == 3)]['tokens_per_s'].iloc[0]))} with speculation "
             f"at batch 32, memory holding 64 plain and 63 with speculation") in f.text, f.text
+
+
+@pytest.mark.slow
+def test_a_sparse_mla_models_verify_attention_is_said_to_read_its_own_entries_a_query(tmp_path):
+    """qa467: DeepSeek-V3.2's sparse attention (index_topk 2,048) was read as a dense latent cache: the cache's bytes,
+    taken out of a decode and a verify pass whose queries share nothing, came to 0, and the finding said 54.1 FLOP/B
+    and a verify pass at 1.11x a decode step's, where each query reads its own 2,048 entries (4x at q = 4)."""
+    from roofline.findings import break_even_batch
+    from roofline.report import run_scenario
+
+    profile = (Path(__file__).parent.parent / "model_profiles" / "deepseek-v3.yaml").read_text()
+    sparse = profile.replace("name: deepseek-v3\n", "name: dsv32-test\n").replace("display_name: DeepSeek-V3\n",
+                                                                                 "display_name: DSV32-test\n").replace(
+        "    - {kind: full, layers: 61}\n",
+        "    - {kind: full, layers: 61, read_tokens: 2048, index_dim: 128, index_heads: 64}\n"
+        "  index_key_bytes: {fp8: 132, bf16: 132}\n")
+    assert sparse.count("read_tokens: 2048") == 1 and "display_name: DSV32-test" in sparse
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "dsv32-test.yaml").write_text(sparse)
+    scenario = tmp_path / "dsa.yaml"
+    scenario.write_text("name: dsa\nhardware: h200\nmodel: [dsv32-test, deepseek-v3]\nmethod: mtp\nengine: ideal\n"
+                        "dp_attention: 8\nep: 8\naxes: {batch: [8, 64], context: [32768], k: [0, 3], alpha: [0.8]}\n")
+    r = run_scenario(str(scenario), extra_dirs=(tmp_path / "p",), echo=False)
+    assert r.meta["read_tokens"] == {"dsv32-test": 2048, "deepseek-v3": 0}
+    finding = break_even_batch(r.df, r.ops, r.meta)
+    text = finding.text
+    # two models on one GPU: each break-even says whose it is (it said 'on H200 SXM' twice)
+    assert text.count("on H200 SXM for DSV32-test (") == 1 and text.count("on H200 SXM for DeepSeek-V3 (") == 1, text
+    assert "pays on H200 SXM for DeepSeek-V3 and H200 SXM for DSV32-test to at least 64" in finding.headline, finding.headline
+    sparse_text = text.split("For DSV32-test")[1].split(" For ")[0]
+    assert sparse_text.startswith(" it does not hold for its attention, which is sparse: each query reads its own 2,048 "
+                                  "cached entries (picked by its indexer), so past 8,192 tokens of context a verify pass of "
+                                  "4 tokens a sequence reads 4 times a decode step's entries at the same FLOP/B"), sparse_text
+    # the operators table agrees: at 32k (past 8,192) the verify pass's attention reads 4x the decode step's bytes
+    a = r.ops[(r.ops["model"] == "dsv32-test") & (r.ops["operator"] == "attention") & (r.ops["batch"] == 64)]
+    ratio = float(a[a["pass"] == "verify"]["bytes"].iloc[0] / a[a["pass"] == "decode"]["bytes"].iloc[0])
+    assert ratio == pytest.approx(4.0, rel=0.02)
+    assert "For DeepSeek-V3 " in text and "whose queries share each read of the cache" in text.split("For DeepSeek-V3 ")[1]

@@ -283,6 +283,19 @@ def test_a_window_on_a_full_group_is_refused_not_ignored():
         model_from_dict(data, "m.yaml")
 
 
+@pytest.mark.parametrize("kind, extra", [("full", {}), ("sliding", {"window": 4096})])
+def test_a_ratio_on_a_group_that_keeps_every_token_is_refused_not_ignored(kind, extra):
+    """qa467: `ratio: 4` on a full group validated `ok` and changed no byte (only a compressed group's ratio is read),
+    where a window there was refused; 1, the default, is taken."""
+    data = read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml")
+    data["attention"] = {"groups": [{"kind": kind, "layers": 32, "ratio": 4, **extra}]}
+    with pytest.raises(RooflineError, match=rf"attention.groups\[0\].ratio: expected 1 or none on a {kind} group \(a ratio "
+                                            r"is kind: compressed's\), found 4"):
+        model_from_dict(data, "m.yaml")
+    data["attention"]["groups"][0]["ratio"] = 1
+    assert model_from_dict(data, "m.yaml").groups[0].ratio == 1
+
+
 def test_a_json_config_with_a_key_twice_is_refused(tmp_path):
     """A config.json giving hidden_size twice imported as the last one (an 8B model at 18.7B) without a word."""
     from roofline.yamlio import read_json_file
