@@ -1061,12 +1061,14 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
 
 def attention_kind(model: ModelSpec) -> str:
     """How a model's attention caches, as a figure names it: MLA, compressed attention (layers that keep one entry per
-    `ratio` tokens), shared-KV attention, or GQA (multi-head attention included)."""
+    `ratio` tokens), shared-KV attention, or GQA (multi-head attention included); ' with sliding-window layers' where
+    some layers keep a window alone (qa467: gpt-oss and Gemma 3 said 'GQA' beside Llama's full cache)."""
     if model.kv_layout == "mla":
         return "MLA"
     if any(g.kind == "compressed" for g in model.groups):
         return "compressed attention"
-    return "shared-KV attention" if model.kv_layout == "shared_kv" else "GQA"
+    kind = "shared-KV attention" if model.kv_layout == "shared_kv" else "GQA"
+    return kind + (" with sliding-window layers" if any(g.kind == "sliding" for g in model.groups) else "")
 
 
 def _acceptance_given(sc: Scenario) -> bool:

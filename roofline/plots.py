@@ -175,7 +175,10 @@ def dtypes_text(meta: dict, models: list[str]) -> str:
         shown = {key: {v for m in models for v in by_model[m][key]} for key in ("weight_dtype", "expert_dtype")}
         weights = [v for v in _as_list(weights) if v in shown["weight_dtype"]] or weights
         experts = [v for v in _as_list(experts) if v in shown["expert_dtype"]] if experts else experts
-    experts = f", {_one(experts)} experts" if experts else ""
+    with_experts = [m for m in models if by_model.get(m, {}).get("expert_dtype")]
+    whose = (f" ({', '.join(_name(meta, 'model', m) for m in with_experts)})"  # qa467: 'fp4 experts' over three
+             if experts and with_experts and len(with_experts) < len(models) else "")  # models, one with experts
+    experts = f", {_one(experts)} experts{whose}" if experts else ""
     return f"{_one(weights)} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV"
 
 

@@ -409,7 +409,12 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap\n(lines end where memory does)")
     _shared_legend(fig, [ax0])
     kinds = meta.get("attention_kind") or {}
-    shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))
+    by_kind: dict[str, list[str]] = {}
+    for m in dict.fromkeys(df["model"].astype(str)):
+        if kinds.get(m):
+            by_kind.setdefault(kinds[m], []).append(_name(meta, "model", m))
+    shown = (next(iter(by_kind), "") if len(by_kind) <= 1 else  # each kind its models where they differ (qa467)
+             "; ".join(f"{kind} ({', '.join(names)})" for kind, names in by_kind.items()))
     layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or layouts_of_rows(df)) or "TP 1"
     fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · {layout}, "
                  f"{dtypes_text(meta, models)}, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")

@@ -2208,3 +2208,20 @@ def test_step_time_says_what_compute_bound_means_where_verify_passes_are_drawn()
         mla._suptitle.get_text().replace("\n", " ")
     _, _, plain, ops = _tables({**SMALL, "method": "none", "axes": {"batch": [1, 32, 256], "context": [1024], "k": [0]}})
     assert "compute-bound:" not in _figure("step_time_vs_tokens", plain, ops, {**META, "method": "none"})._suptitle.get_text()
+
+
+def test_a_title_over_several_models_says_whose_experts_and_which_attention_keeps_a_window():
+    """qa467: 'GQA · TP 8, bf16 weights, fp4 experts' over Llama 3.1 70B, gpt-oss-120b and Gemma 3: two of the three
+    keep sliding-window layers and one alone has experts."""
+    from roofline.grid import attention_kind
+    from roofline.model import load_model
+
+    assert [attention_kind(load_model(m)) for m in ("llama-3.1-70b", "gpt-oss-120b", "deepseek-v3", "deepseek-v4-flash")] == [
+        "GQA", "GQA with sliding-window layers", "MLA", "compressed attention"]
+    meta = {"weight_dtype": "bf16", "expert_dtype": "fp4", "kv_dtype": "bf16",
+            "model": {"llama-3.1-70b": "Llama 3.1 70B", "gpt-oss-120b": "gpt-oss-120b"},
+            "dtypes_by_model": {"llama-3.1-70b": {"weight_dtype": ["bf16"], "expert_dtype": []},
+                                "gpt-oss-120b": {"weight_dtype": ["bf16"], "expert_dtype": ["fp4"]}}}
+    assert plots.dtypes_text(meta, ["llama-3.1-70b", "gpt-oss-120b"]) == "bf16 weights, fp4 experts (gpt-oss-120b), bf16 KV"
+    assert plots.dtypes_text(meta, ["gpt-oss-120b"]) == "bf16 weights, fp4 experts, bf16 KV"  # one model: its own
+    assert plots.dtypes_text(meta, ["llama-3.1-70b"]) == "bf16 weights, bf16 KV"

@@ -421,7 +421,8 @@ def test_the_kv_caps_title_names_the_dtypes_its_answer_holds(plotters, tmp_path)
     assert "kv dtype: each model's first where it fits in memory (of bf16, fp8)" in note and set(df["kv_dtype"]) == {"bf16"}
     assert note.startswith(" This question compares model;"), note  # what this sweep varies (expert dtype follows the model)
     title = plotters["kv-caps-batch"](df, ops, meta)._suptitle.get_text()
-    assert "bf16 weights, fp4 experts, bf16 KV," in title, title
+    assert "bf16 weights, fp4 experts (gpt-oss-120b), bf16 KV," in title, title  # qa467: whose experts
+    assert "Max batch and speedup: GQA (Llama 3.1 70B); GQA with sliding-window layers (gpt-oss-120b) · " in title, title
 
 
 def test_the_break_even_title_names_the_dtypes(plotters, results):
