@@ -2467,6 +2467,9 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
     compared = [c for c in ("hardware", "model") if d[c].astype(str).nunique() > 1]
     if not compared:
         return ""
+    # a layout only plain decoding runs (speculation refused at pp > 1) varies among the plain rows alone: held too
+    # (qa466: tp 2 pp 2's 1,583 tokens/s on 4 devices said beside tp 2's speculation on 2, as '2 x H100 SXM5')
+    varying = [*varying, *[c for c in LAYOUT_KEYS if c in d and c not in varying and d[c].astype(str).nunique() > 1]]
     rows = _same_config(d, top, ["context", *varying])  # plain decoding's columns: any alpha and k
     spec = _same_config(points, top, ["context", "alpha", *varying])
     layout = [c for c in LAYOUT_KEYS if c in varying]  # a side where the headline's layout fits nowhere takes its

@@ -707,6 +707,8 @@ def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dic
     for e in refused:
         entry = {k: (int(e[k]) if k in ("tp", "dp_attention", "ep", "pp") else str(e[k])) for k in REFUSAL_KEYS
                  if k in e and not (e[k] is None or e[k] != e[k] or str(e[k]) == "")}  # qa240: a dense model's no expert dtype
+        if e.get("speculative_only"):  # the plain rows run (qa466: pp 2's plain frontier dropped as 'nothing fits')
+            entry["speculative_only"] = True
         entry["note"] = e["note"]
         if entry not in entries:
             entries.append(entry)

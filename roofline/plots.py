@@ -287,13 +287,20 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     if fitting is None and "fits_in_memory" in df.columns:
         fitting = df[df["fits_in_memory"].astype(bool)]
     refused = [e for e in meta.get("refused") or [] if isinstance(e, dict)]
+    columns = [c for c in by if fitting is not None and c in fitting.columns]
+
+    def fitting_keys(rows: pd.DataFrame | None) -> set:
+        found = set(rows[columns].drop_duplicates().itertuples(index=False, name=None)) if rows is not None else None
+        return {key for key in keys if found is None or tuple(key[by.index(c)] for c in columns) in found}
+
+    unrun = set()  # panels whose points fit but no setup of their engine runs (qa466: said as 'nothing fits there')
     if fitting is not None and refused:  # a layout no setup of its engine runs is no point that fits (qa361: the
         from roofline.frontier import refused_rows  # figures kept one every panel titled 'not run by sglang-early')
 
+        unrun = fitting_keys(fitting)
         fitting = fitting[~refused_rows(fitting, refused)]
-    columns = [c for c in by if fitting is not None and c in fitting.columns]
-    fit_keys = set(fitting[columns].drop_duplicates().itertuples(index=False, name=None)) if fitting is not None else None
-    fits = {key for key in keys if fit_keys is None or tuple(key[by.index(c)] for c in columns) in fit_keys}
+    fits = fitting_keys(fitting)
+    unrun -= fits
     notes = []
     # a report's generic figure put its headline point's values first (report_figures._report_generic): each column
     # narrowed keeps them where any panel has a point that fits, the panels without one grey, as its text says them
@@ -320,7 +327,7 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             if (1 < len(kept) and len(kept) * len({_without(key, positions) for key in keys}) <= limit
                     and (not headline_first or _at(keys[0], positions) in kept)):
                 left = [v for v in dict.fromkeys(_at(key, positions) for key in keys) if v not in kept]
-                notes.append(_left_out_note(meta, by, keys, positions, axis, left, fits))
+                notes.append(_left_out_note(meta, by, keys, positions, axis, left, fits, unrun))
                 keys = [key for key in keys if _at(key, positions) in kept]
                 most = max(most, len(keys))
                 continue
@@ -365,8 +372,11 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                  and any(other in fits and _without(other, loose) == _without(key, loose) for other in keys)]
         if empty:
             keys = [key for key in keys if key not in empty]
-            notes.append(", ".join(dict.fromkeys(_empty_panel_label(meta, by, key) for key in empty))
-                         + " not drawn (nothing fits there; the device is drawn where something does)")
+            for why, chosen in (("nothing fits there", [key for key in empty if key not in unrun]),
+                                ("what fits there no setup of its engine runs", [key for key in empty if key in unrun])):
+                if chosen:
+                    notes.append(", ".join(dict.fromkeys(_empty_panel_label(meta, by, key) for key in chosen))
+                                 + f" not drawn ({why}; the device is drawn where something does)")
     if len(keys) > most:
         named = [axis for axis in by if len({key[by.index(axis)] for key in keys}) > 1]
         notes.append(f"first {most} of {len(keys)} panels ({' x '.join(_axis_name(axis) for axis in named) or 'hardware'})")
@@ -390,11 +400,12 @@ def _empty_panel_label(meta: dict, by: tuple, key: tuple) -> str:
 
 
 def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[int, ...], axis: tuple, left: list,
-                   fits: set) -> str:
+                   fits: set, unrun: set = frozenset()) -> str:
     """'TP 8 left out (no point of it fits), DP-attention 8, EP 8 left out (none fits on NVIDIA H100 SXM5 80GB)': the
     layouts a figure leaves out as not fitting on every panel, each with the panels (by their hardware, where panels
     differ by it) where nothing of it fits (qa415: 'a panel of it would hold no point that fits' said of a layout that
-    fit on three devices of four), then where it fits, not drawn ('; on MI325X it fits, not drawn': qa436)."""
+    fit on three devices of four), then where it fits, not drawn ('; on MI325X it fits, not drawn': qa436); a layout
+    whose points fit but no setup of their engine runs (`unrun` panels) 'left out (not run by its engine)' (qa466)."""
     panels = list(dict.fromkeys(_without(key, positions) for key in keys))
     rest = [c for i, c in enumerate(by) if i not in positions]
     notes = []
@@ -402,7 +413,8 @@ def _left_out_note(meta: dict, by: tuple, keys: list[tuple], positions: tuple[in
         failing = [panel for panel in panels if tuple(_insert(panel, positions, value)) not in fits]
         label = _layout_value_label(meta, axis, value)
         if len(failing) == len(panels):
-            notes.append(f"{label} left out (no point of it fits)")
+            unrun_all = all(tuple(_insert(panel, positions, value)) in unrun for panel in panels)
+            notes.append(f"{label} left out ({'not run by its engine' if unrun_all else 'no point of it fits'})")
             continue
         fitting_on = ""
         named = [c for c in ("hardware", "model") if c in rest and len({p[rest.index(c)] for p in panels}) > 1]
@@ -547,7 +559,8 @@ def _panel_title(meta: dict, key: dict, several_models: bool, said: frozenset = 
         parts.append(f"context {_ctx(key['context'])}")
     refused = refusals_drawn(meta, key)  # qa231, qa237: a refused panel read as a gain
     if refused:
-        parts.append(f"not run by {refused[0]['engine']}")
+        parts.append(("speculation " if all(e.get("speculative_only") for e in refused) else "")
+                     + f"not run by {refused[0]['engine']}")
     return ", ".join(parts)
 
 
@@ -609,7 +622,7 @@ def refusals_drawn(meta: dict, key: dict | None = None) -> list[dict]:
     for entry in meta.get("refused") or []:
         if not isinstance(entry, dict):
             continue
-        shown = [(_shown_values(meta, key or {}, c), str(v)) for c, v in entry.items() if c != "note"]
+        shown = [(_shown_values(meta, key or {}, c), str(v)) for c, v in entry.items() if c not in ("note", "speculative_only")]
         if key is None and all(values is None or v in values for values, v in shown):
             out.append(entry)
         elif key is not None and all(values is not None and len(values) == 1 and v in values for values, v in shown):
@@ -1850,7 +1863,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_ylabel("acceptance rate α (per token)" + (f",\n{_measured_text(meta)}" if _measured_text(meta) else "")
                       if (np.asarray(alphas) >= 0).any() else
                       "acceptance (a tree's)" if _tree_label(meta) else "acceptance (a rate each draft position)")
-    cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over plain decoding (×)")  # placed by `arrange`
+    cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over\nplain decoding (×)")  # placed by `arrange`; two
+    # lines: one ran into the footer beside a heatmap of one row (qa466)
     steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \
         else (0.125, 0.25, 0.33, 0.5, 0.67, 1.0, 1.5, 2, 3, 4, 8)
     ticks = [t for t in steps if norm.vmin <= t <= norm.vmax]

@@ -979,6 +979,20 @@ def test_a_comparison_of_hardware_over_several_layouts_names_the_layout_its_figu
     assert held and re.search(r"tp \d", held.group(1)) and "dp attention" in held.group(1), sentence[:200]
 
 
+def test_a_pipeline_layout_only_plain_decoding_runs_is_held_apart_from_speculations_layout(tmp_path):
+    """qa466: speculation refused at pp 2, pp varied among the plain rows alone: the comparison took tp 2 pp 2's plain
+    figures (4 devices) beside tp 2's speculation (2 devices) under '2 × H200 SXM'. Both sides are now tp 2's, pp 1."""
+    r, f = _run_text(tmp_path, "name: mixpp\nhardware: [h200, mi300x]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+                     "layouts: [{tp: 2}, {tp: 2, pp: 2}]\naxes: {batch: [1, 64, 256], context: [4096], k: [0, 2], alpha: [0.7]}\n")
+    sentence = f.text[f.text.index("At the largest swept batch that fits on each"):]
+    assert sentence.startswith("At the largest swept batch that fits on each (pp 1): 2 × H200 SXM: "), sentence[:200]
+    one = r.df[(r.df["pp"] == 1) & r.df["fits_in_memory"].astype(bool)]
+    for hw, name in (("h200", "H200 SXM"), ("mi300x", "MI300X")):
+        plain = one[(one["hardware"] == hw) & (one["k"] == 0)].sort_values("batch").iloc[-1]
+        assert f"2 × {name}: {_n(plain['baseline_tokens_per_s'])} tokens/s plain" in sentence, (name, sentence[:400])
+        assert f"memory holding {int(plain['baseline_max_batch']):,} plain" in sentence, sentence[:400]
+
+
 def test_a_gpu_where_no_swept_batch_fits_is_named_once_with_what_fits_and_pays_below_the_sweep(tmp_path):
     """70B on 2 GPUs at 2k: no swept batch (8 and up) fits on an H100, batches 1-2 do (1-3 at 8k in the hardware profile's
     0.90 of the memory, before the engines' own share: session 35). The paragraph listed the H100

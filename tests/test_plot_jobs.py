@@ -464,6 +464,36 @@ def test_a_method_no_setup_of_its_engine_runs_is_named_on_the_figures(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_layout_whose_speculation_alone_is_refused_keeps_its_plain_points_on_the_figures():
+    """qa466: vllm refuses speculation at pp 2, not plain decoding; refused_meta dropped `speculative_only`, so every
+    point of the tp 8 pp 2 layout was taken as unrun: its panels were left out as 'nothing fits there' (every row fit)
+    and, drawn alone, titled 'not run by vllm' above a plain frontier vllm runs."""
+    from roofline.grid import scenario_meta
+    from roofline.plot_jobs import refused_meta
+    from roofline.plots import _panels
+
+    sc = scenario_from_dict({"name": "pptitle", "hardware": "h200", "model": "deepseek-v3", "method": "mtp",
+                             "layouts": [{"dp_attention": 8, "ep": 8}, {"tp": 8, "pp": 2}],
+                             "axes": {"batch": [1, 8, 64], "context": [4096], "k": [0, 1], "alpha": [0.8]}}, "pp.yaml")
+    pairs = load_configs(sc)
+    df = run_sweep(sc, pairs)
+    assert df["fits_in_memory"].astype(bool).all()
+    meta = {**scenario_meta(sc, pairs, len(df)), **refused_meta(df)}
+    assert [e.get("speculative_only") for e in meta["refused"]] == [True]
+    by, keys, note = _panels(df, ("hardware", "model", "context"), meta)  # every row fits: both layouts drawn
+    assert {(key[by.index("tp")], key[by.index("pp")]) for key in keys} == {(1, 1), (8, 2)} and "not drawn" not in note
+    pp2 = dict(zip(by, next(key for key in keys if key[by.index("pp")] == 2)))
+    from roofline.plots import _panel_title
+
+    assert _panel_title(meta, pp2, False).endswith(", speculation not run by vllm")
+    # the speedup map draws speculation's rows alone: the pp 2 panel is left out, said as unrun, not as not fitting
+    spec = df[df["k"] > 0]
+    _, kept, note = _panels(df, ("hardware", "model", "context"), meta, fitting=spec)
+    assert len(kept) == 1 and "(what fits there no setup of its engine runs; the device is drawn where something does)" in note
+    assert "nothing fits there" not in note
+
+
+@pytest.mark.slow
 def test_a_dense_models_refused_layout_is_named_on_its_figures():
     """qa240: a dense model's row has no expert dtype (NaN read back from CSV), which made its refusal match no panel."""
     import pandas as pd
