@@ -39,6 +39,7 @@ from roofline.engine import (
     host_overlapped,
     host_sets_step,
     host_time_s,
+    microbatches,
     operator_compute_dtypes,
     parameters_used,
     step_metrics,
@@ -808,8 +809,9 @@ def predict(
         # round trip): the step's data time, against which its fixed costs show
         "bytes_time_s": float(m["path_bytes"]) / hw.memory_ceiling_bytes_per_s,
         # the busiest device's FLOPs of a step (tile padding included) at the derated peak of the dtype each operator
-        # computes in: the compute side of the roofline, beside bytes_time_s (qa386: no key gave it)
-        "flops_time_s": _flops_time_s(hw, m["operators"], operator_compute_dtypes(hw, dep)),
+        # computes in: the compute side of the roofline, beside bytes_time_s (qa386: no key gave it); the operators are
+        # one micro-batch's pass, a step m = min(B, pp) of them (qa466: at pp 2 half the step's FLOPs' time was said)
+        "flops_time_s": _flops_time_s(hw, m["operators"], operator_compute_dtypes(hw, dep)) * float(microbatches(batch, dep)),
         # the part of the step those bytes set (engine.bytes_set_time_s), at the bandwidth their kernels reach: each
         # operator's own ceiling x the engine's efficiency for it (a quantised MoE's, a weight-only GEMM's); about twice
         # what twice the bandwidth saves (qa333: 5.89 ms said of bytes whose doubled bandwidth saved 3.88 ms)

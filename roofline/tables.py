@@ -597,7 +597,10 @@ OVERHEAD_LEFT_AT_2X = 0.8  # and where twice the bandwidth leaves more of it, it
 def _padded_flops_text(p: dict) -> str:
     """'the FLOPs', or 'the step's FLOPs padded to the GEMM tile, 247 GFLOP,' where tile padding adds over 1% (flops_time_s
     prices the padded FLOPs; qa390: 127 GFLOP said beside the 312 us of 247)."""
-    padded = sum(float(op.get("padded_flops", op.get("flops", 0.0))) for op in (p.get("operators") or {}).values())
+    operators = (p.get("operators") or {}).values()
+    padded = sum(float(op.get("padded_flops", op.get("flops", 0.0))) for op in operators)
+    raw = sum(float(op.get("flops", 0.0)) for op in operators)
+    padded *= float(p["flops"]) / raw if raw > 0 else 1.0  # the operators are one micro-batch's pass, a step m of them (pp)
     return (f"the step's FLOPs padded to the GEMM tile, {format_si(padded, 'FLOP')}," if padded > 1.01 * float(p["flops"])
             else "the FLOPs")
 
@@ -729,7 +732,9 @@ def _experts_text(e: dict, p: dict) -> str:
     pass reads 82.4 of the 128 routed experts (each split over the 8 devices; ...)'; per micro-batch under pp."""
     lay = p["layout"]
     pairs = f"{format_significant(e['token_expert_pairs'])} token-expert pairs"
-    per_pass = (f"; micro-batches of {e['sequences_a_pass']:g} sequence{'' if e['sequences_a_pass'] == 1 else 's'} on average, B / min(B, pp)"
+    mean = float(e["sequences_a_pass"])
+    per_pass = (f"; micro-batches of {f'{mean:g}' if mean.is_integer() else format_significant(mean)} sequence{'' if mean == 1 else 's'}"
+                " on average, B / min(B, pp)"  # (qa466: 1.04918 said)
                 if lay.get("pp", 1) > 1 else "")
     devices = p["devices"] // lay.get("pp", 1)
     if lay.get("ep", 1) > 1:  # qa266: each expert split over D / ep devices where ep < D was unsaid (layout.expert_tp)

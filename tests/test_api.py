@@ -1720,6 +1720,24 @@ def test_flops_time_is_the_steps_flops_at_the_derated_peak_of_their_dtype():
 
 
 @pytest.mark.slow
+def test_flops_time_under_pp_is_the_steps_micro_batches_not_one():
+    """qa466: at tp 4 pp 2 predict said '1.22 TFLOP a step ... the FLOPs alone take 768 us', one micro-batch's pass
+    (1.22e12 / (989.4e12 x 0.8) = 1.54 ms); the busiest device runs m = min(B, pp) passes a step; at pp 61 with batch
+    64 the micro-batches' mean was said as '1.04918 sequences'."""
+    from roofline.tables import predict_table
+
+    hw = roofline.load_hardware("h100-sxm")
+    p = roofline.predict(hw, "llama-3.1-70b", batch=64, context=4096, tp=4, pp=2, engine="ideal")
+    padded = 2 * sum(op["padded_flops"] for op in p["operators"].values())  # every operator bf16; two micro-batches
+    assert p["flops_time_s"] == pytest.approx(padded / (989.4e12 * 0.8), rel=1e-9)
+    assert p["flops_time_s"] == pytest.approx(p["flops"] / (989.4e12 * 0.8), rel=0.02)  # padding adds under 2% here
+    one = roofline.predict(hw, "llama-3.1-70b", batch=1, context=4096, tp=4, pp=2, engine="ideal")  # m = min(1, 2) = 1
+    assert one["flops_time_s"] == pytest.approx(sum(op["padded_flops"] for op in one["operators"].values()) / (989.4e12 * 0.8))
+    deep = roofline.predict("h200", "deepseek-v3", batch=64, context=4096, tp=8, pp=61)
+    assert "micro-batches of 1.05 sequences on average" in predict_table(deep)
+
+
+@pytest.mark.slow
 def test_a_drafter_on_a_device_of_its_own_is_said_a_what_if_under_a_serving_engine():
     """qa391: 'engine vllm' priced a Llama-3.2-1B drafter on an L4 beside 4 H100s, a placement vLLM, SGLang and
     TensorRT-LLM do not offer (their drafters run in the target's worker, on its GPUs), with no word."""
