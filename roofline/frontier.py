@@ -1620,6 +1620,9 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
                                         one_point=True))
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
+            from roofline.speculation import drafter_placement_note
+
+            notes.append(drafter_placement_note([drafter], engine.name))  # as the sweep warns it (qa466: cheapest said nothing)
             try:
                 drafter_hw = load_hardware(drafter, extra_dirs)
                 notes.append(fitted_family_note(engine, drafter_hw, "the drafter's device "))

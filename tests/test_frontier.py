@@ -2425,3 +2425,23 @@ def test_a_tp_written_as_4_0_is_the_same_configuration_as_a_point_computed_at_tp
     line = next(x for x in out.splitlines() if "computed now: $" in x)
     assert code == 0 and line.lstrip().startswith("between swept batches, computed now: $"), line
     assert "another configuration" not in line and "on mi325x x 4 (tp 4), vllm" in line, line
+
+
+@pytest.mark.slow
+def test_a_pick_with_its_drafter_on_a_device_of_its_own_says_no_engine_runs_that_placement():
+    """qa466: cheapest picked a 70B target on 4 H100 with its 1B draft on an H100 of its own, which the sweep warns no
+    shipped engine runs (each runs a drafter in the target's worker), and said nothing of it."""
+    from roofline.frontier import pick_notes
+    from roofline.grid import load_configs, run_sweep
+    from roofline.scenario import scenario_from_dict
+
+    sc = scenario_from_dict({"name": "drafthw", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft",
+                             "draft": "llama-3.2-1b", "draft_hardware": ["l4", None],
+                             "axes": {"batch": [8, 32], "context": [4096], "k": [3], "alpha": [0.8]}}, "d.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    on_l4 = df[df["draft_hardware"] == "l4"].iloc[0]
+    (said,) = [n for n in pick_notes({"speculation": on_l4}) if "what-if" in n]
+    assert said.startswith("the speculation pick: a drafter on a device of its own (l4) is a what-if under vllm: vLLM, "
+                           "SGLang and TensorRT-LLM run a drafter on the target's own devices"), said
+    on_target = df[df["draft_hardware"] == ""].iloc[0]
+    assert not [n for n in pick_notes({"speculation": on_target}) if "what-if" in n]
