@@ -1610,8 +1610,16 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         layout = [c for c in varying if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
         spec_layout = layout + [c for c in ("method", "draft_hardware") if c in varying]  # qa118: where the drafter ran
         drafts = g[_drafting(g)]
+        base_devices = int(ref["devices"]) if "devices" in ref.index else 1
+
+        def config(point: pd.Series, columns: list[str], base_devices: int = base_devices) -> str:
+            """_config_text of `point`, with its devices where they are not the cheapest tier's (qa466: a tier on 16
+            devices said after '8 × $4.50 a device-hour')."""
+            devices = int(point["devices"]) if "devices" in point.index else base_devices
+            return _config_text(point, columns, meta) + (f", {devices} devices" if devices != base_devices else "")
+
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
-               "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
+               "base_devices": base_devices,  # the devices its cost pays for
                # the cheapest at its own layout's edge: more may fit (qa283: said only of the layout holding most)
                "base_batch_note": _largest_swept(ref, _same_config(base, ref, [c for c in layout if c in base])),
                "base_config": _config_text(ref, layout, meta),
@@ -1629,13 +1637,13 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             spec = g.loc[g["tokens_per_s_per_user"] >= m * u0, "cost_usd_per_million_tokens"]
             row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
             # the layout of the plain m× point where it is not the cheapest tier's (a tp 8 tier, tp 4 at 2×)
-            plain_config = _config_text(base.loc[plain.idxmin()], layout, meta) if len(plain) else ""
+            plain_config = config(base.loc[plain.idxmin()], layout) if len(plain) else ""
             row[f"config_{m:g}x_plain"] = plain_config if plain_config != row["base_config"] else ""
             row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if spec.notna().any() else np.nan
             cheapest = g.loc[spec.idxmin()] if spec.notna().any() else None  # the speculative point that price is of
             row[f"batch_{m:g}x_speculation"] = int(cheapest["batch"]) if cheapest is not None else np.nan
             # its layout, said as the cheapest tier's is (qa91: a tp 4 point read as the tp 8 tier's)
-            row[f"config_{m:g}x_speculation"] = (_config_text(cheapest, spec_layout if cheapest["k"] > 0 else layout, meta)
+            row[f"config_{m:g}x_speculation"] = (config(cheapest, spec_layout if cheapest["k"] > 0 else layout)
                                                   if cheapest is not None else "")
             row[f"k_{m:g}x_speculation"] = int(cheapest["k"]) if cheapest is not None else np.nan
             row[f"engine_{m:g}x_speculation"] = str(cheapest["engine"]) if cheapest is not None and "engine" in g else "ideal"
@@ -1648,7 +1656,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             row[f"drafting_premium_{m:g}x"] = float(drafting.min()) / c0 if drafted is not None else np.nan
             row[f"drafting_batch_{m:g}x"] = int(drafted["batch"]) if drafted is not None else np.nan
             row[f"drafting_k_{m:g}x"] = int(drafted["k"]) if drafted is not None else np.nan
-            row[f"drafting_config_{m:g}x"] = _config_text(drafted, spec_layout, meta) if drafted is not None else ""
+            row[f"drafting_config_{m:g}x"] = config(drafted, spec_layout) if drafted is not None else ""
             row[f"drafting_engine_{m:g}x"] = str(drafted["engine"]) if drafted is not None and "engine" in g else "ideal"
             row[f"drafting_cap_{m:g}x"] = over_cap(drafted)
             row[f"drafting_unpriced_{m:g}x"] = bool(len(drafting) and drafting.isna().all())

@@ -993,6 +993,20 @@ def test_a_pipeline_layout_only_plain_decoding_runs_is_held_apart_from_speculati
         assert f"memory holding {int(plain['baseline_max_batch']):,} plain" in sentence, sentence[:400]
 
 
+@pytest.mark.slow
+def test_a_fast_tier_on_more_devices_than_the_cheapest_tier_says_its_devices(tmp_path):
+    """qa466: 'On H200 SXM (8 × $4.50 a device-hour) ... 3× costs 35.1× without (tp 8, dp attention 1, ep 1, pp 2)',
+    a tier on 16 devices read as on 8."""
+    r, f = _report_finding(tmp_path, "name: fast-tier-premium\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\n"
+                                     "layouts: [{dp_attention: 8, ep: 8}, {tp: 8, pp: 2}]\n"
+                                     "axes: {batch: {start: 1, stop: 1024, num: 21, log: true}, context: [4096], k: [0, 2], "
+                                     "alpha: [0.8]}\n")
+    assert f.text.startswith("On H200 SXM (8 × $"), f.text[:80]
+    said = re.findall(r"\(([^()]*pp 2[^()]*)\)", f.text)
+    assert said and all(s.endswith("pp 2, 16 devices") for s in said), said
+    assert not re.search(r"pp 1, \d+ devices", f.text)  # the cheapest tier's own 8 unsaid
+
+
 def test_a_gpu_where_no_swept_batch_fits_is_named_once_with_what_fits_and_pays_below_the_sweep(tmp_path):
     """70B on 2 GPUs at 2k: no swept batch (8 and up) fits on an H100, batches 1-2 do (1-3 at 8k in the hardware profile's
     0.90 of the memory, before the engines' own share: session 35). The paragraph listed the H100
@@ -1027,7 +1041,8 @@ axes:
     spec = r.df[(r.df["cost_usd_per_million_tokens"] == t["premium_2x_speculation"] * t["base_cost_usd_per_million_tokens"])]
     assert len(spec) and spec["tp"].nunique() == 1
     tp = int(spec["tp"].iloc[0])
-    assert f"(batch {int(t['batch_2x_speculation'])}, tp {tp}, k = {int(t['k_2x_speculation'])}" in f.text
+    devices = f", {tp} devices" if tp != 8 else ""  # qa466: a tier on other devices than the cheapest's 8 says them
+    assert f"(batch {int(t['batch_2x_speculation'])}, tp {tp}{devices}, k = {int(t['k_2x_speculation'])}" in f.text
     assert "at an 8,192-token context" in f.text  # not "a 8,192"
 
 
