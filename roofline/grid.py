@@ -249,15 +249,21 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                     # Llama, a dense model): left out for this one, said once; refused where the model takes none
                     layouts_left.setdefault(model.name, {}).setdefault(at, text)
                     continue
-                later = []  # every other entry the model refuses, at once (qa339: layouts [tp 3, tp 8, tp 5] named 3)
+                later, other_reasons = [], []  # every other entry the model refuses, at once (qa339: layouts [tp 3, tp 8,
+                # tp 5] named 3), each with its own reason where it is another (qa466: tp 3's said 'too' of ep 8's)
                 for j, layout in enumerate(sc.layouts):
                     if j != at:
                         try:
                             deployment(model, c["weight_dtype"], c["kv_dtype"], *layout, c["expert_dtype"], where=where_text)
-                        except RooflineError:
-                            later.append(f"layouts[{j}]")
+                        except RooflineError as other:
+                            why = str(other).removeprefix(f"{where_text}: ")
+                            if why.split(":")[0] == text.split(":")[0]:  # the same field's rule
+                                later.append(f"layouts[{j}]")
+                            else:
+                                other_reasons.append(f"layouts[{j}] too, for {model.name}, by its own rule: {why}")
+                said = [f"{spoken_list(later)} too, for {model.name}"] if later else []
                 raise RooflineError(f"{where_text}: layouts[{at}]: {text}"
-                                    + (f" ({spoken_list(later)} too, for {model.name})" if later else "")) from None
+                                    + (f" ({'; '.join(said + other_reasons)})" if said or other_reasons else "")) from None
             if len(sc.layout_list) < 2:
                 raise
             combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)

@@ -132,6 +132,12 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
     with pytest.raises(RooflineError, match=re.escape("s.yaml: layouts[0]: tp: expected a divisor") + r".*"
                                             + re.escape("(layouts[2] too, for llama-3.1-70b)")):  # qa339: said at once
         load_configs(several)
+    other = scenario_from_dict({**base, "model": "llama-3.1-70b", "layouts": [{"tp": 8, "ep": 8}, {"tp": 3}]}, "o.yaml")
+    with pytest.raises(RooflineError) as err:  # qa466: tp 3's own rule, not 'too' of ep 8's
+        load_configs(other)
+    assert str(err.value).startswith("o.yaml: layouts[0]: ep: expected 1 for a dense model") and str(err.value).endswith(
+        "(layouts[1] too, for llama-3.1-70b, by its own rule: tp: expected a divisor of the model's 64 attention heads "
+        "(llama-3.1-70b), found 3)"), str(err.value)
     one_list = scenario_from_dict({**base, "model": "llama-3.1-70b", "tp": [1, 2, 3, 4, 5, 8]}, "o.yaml")  # qa336: each
     with pytest.raises(RooflineError, match=r"found 3 \(tp 5 too: drop them from the tp list\)$"):  # said at once, no
         load_configs(one_list)  # layouts hint where nothing is crossed
