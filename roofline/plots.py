@@ -529,7 +529,15 @@ def _layout_value_label(meta: dict, axes: tuple, values: tuple) -> str:
     """A layout as a subset note says it: 'TP 16', 'TP 1, DP-attention 8, EP 8' (its degrees as `axes` order them, tp
     always, the others where above 1, as describe_layout writes a layout; qa381: 'TP 16, DP-attention 1, EP 1 only'
     beside a title listing 'TP 16')."""
-    shown = [_axis_value_label(meta, a, v) for a, v in zip(axes, values) if a == "tp" or v != 1]
+    said = {a: v for a, v in zip(axes, values) if a == "tp" or v != 1}
+    swept = [{(name := part.rsplit(" ", 1))[0].replace("-", "_"): int(name[1]) for part in str(layout).split(", ")}
+             for layout in meta.get("layouts") or []]  # 'tp 2, pp 2' -> {tp: 2, pp: 2}
+    mine = dict(zip(axes, values))
+    # a degree of 1 another swept layout of the same said degrees raises is said too (qa466: 'TP 2 only' beside a
+    # sweep of tp 2 and tp 2, pp 2)
+    said.update({a: v for a, v in mine.items() if a not in said and any(
+        all(other.get(b, 1) == w for b, w in said.items()) and other.get(a, 1) != v for other in swept)})
+    shown = [_axis_value_label(meta, a, v) for a, v in zip(axes, values) if a in said]
     return ", ".join(shown or [_axis_value_label(meta, a, v) for a, v in zip(axes, values)])  # (no tp among them: all 1)
 
 

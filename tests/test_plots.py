@@ -2225,3 +2225,17 @@ def test_a_title_over_several_models_says_whose_experts_and_which_attention_keep
     assert plots.dtypes_text(meta, ["llama-3.1-70b", "gpt-oss-120b"]) == "bf16 weights, fp4 experts (gpt-oss-120b), bf16 KV"
     assert plots.dtypes_text(meta, ["gpt-oss-120b"]) == "bf16 weights, fp4 experts, bf16 KV"  # one model: its own
     assert plots.dtypes_text(meta, ["llama-3.1-70b"]) == "bf16 weights, bf16 KV"
+
+
+def test_a_layout_note_says_a_degree_of_1_another_swept_layout_raises():
+    """qa466: 'TP 2 only' over a sweep of tp 2 and tp 2, pp 2 did not say which was drawn; a degree of 1 is said where
+    another swept layout with the same other degrees raises it, and left unsaid elsewhere (qa381's 'TP 16')."""
+    from roofline.plots import _layout_value_label
+
+    meta = {"layouts": ["tp 2", "tp 4", "tp 8", "tp 4, pp 2", "tp 8, pp 2", "tp 2, pp 2"]}
+    assert _layout_value_label(meta, ("tp", "pp"), (2, 1)) == "TP 2, PP 1"
+    assert _layout_value_label(meta, ("tp", "pp"), (2, 2)) == "TP 2, PP 2"
+    apart = {"layouts": ["tp 1, dp-attention 8, ep 8", "tp 8"]}
+    assert _layout_value_label(apart, ("tp", "dp_attention", "ep"), (8, 1, 1)) == "TP 8"
+    assert _layout_value_label(apart, ("tp", "dp_attention", "ep"), (1, 8, 8)) == "TP 1, DP-attention 8, EP 8"
+    assert _layout_value_label({}, ("tp", "pp"), (2, 1)) == "TP 2"  # an older table's meta without layouts
