@@ -95,6 +95,7 @@ class Deployment:
     kv_dtype: str = "bf16"
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
+    has_mlp: bool = True      # False for a MoE model without dense layers: its mlp class holds no weights (qa465)
     stage: str | int = "busiest"  # the stage stage_layers and stage_group_layers describe: "busiest", "mean" (layers / pp
     #   each), or a stage's index (0 the first: at_stage)
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
@@ -223,8 +224,15 @@ class Deployment:
         """The dtype of the decoder blocks' weights other than the experts (attention, dense MLP, MTP), 'mixed' when
         they differ; the embedding, LM head and router of a quantised checkpoint stay in 16 bits and do not count, and the
         experts have a label of their own (expert_dtype_label), so the two tell a sweep's dtype configs apart."""
-        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and c not in EXPERT_CLASSES}
+        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and c not in EXPERT_CLASSES
+                and self._holds(c)}  # (qa465: Qwen3-30B-A3B's empty mlp and mtp classes, bf16, made fp8 attention 'mixed')
         return used.pop() if len(used) == 1 else "mixed"
+
+    def _holds(self, weight_class: str) -> bool:
+        """Whether the model has weights of `weight_class` (a dense model no experts or router, a MoE model without
+        dense layers no dense MLP, a model without MTP modules no mtp)."""
+        return ((self.has_experts or weight_class not in MOE_CLASSES) and (self.has_mtp or weight_class != "mtp")
+                and (self.has_mlp or weight_class != "mlp"))
 
     @property
     def expert_dtype_label(self) -> str:
@@ -237,8 +245,7 @@ class Deployment:
 
     def to_json(self) -> dict:
         return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp, "devices": self.devices,
-                "weight_dtypes": {c: d for c, d in self.dtypes.items()
-                                  if (self.has_experts or c not in MOE_CLASSES) and (self.has_mtp or c != "mtp")},
+                "weight_dtypes": {c: d for c, d in self.dtypes.items() if self._holds(c)},
                 "kv_dtype": self.kv_dtype}
 
 
@@ -290,7 +297,7 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
         dtypes["experts"] = dtypes["shared_experts"] = normalize_dtype(expert_dtype, WEIGHT_DTYPES, where, "expert_dtype")
     return Deployment(tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, dtypes=dtypes,
                       kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"), has_experts=model.moe is not None,
-                      has_mtp=model.mtp_modules > 0)
+                      has_mtp=model.mtp_modules > 0, has_mlp=model.dense_layers > 0)
 
 
 def single_device(dep: Deployment) -> Deployment:
