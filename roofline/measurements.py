@@ -1076,6 +1076,25 @@ def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     return (busy_s / duration, how) if is_finite(busy_s) and busy_s > 0 else None
 
 
+def _mean_in_flight_of_means(result: dict, completed: float, output_len: float) -> tuple[float, str] | None:
+    """Mean requests in flight by Little's law from vLLM's run-level means where no per-request record is kept: the
+    requests' mean latency, `mean_e2el_ms` (with --percentile-metrics e2el), else a request's TTFT plus its inter-token
+    gaps at their means, mean_ttft_ms + mean_tpot_ms x (output_len - 1), times the completed requests over the run's
+    duration (qa468: a rate-limited run, 1,000 requests at 2 a second for 4.42 s each, 8.84 in flight, was priced at
+    its cap of 64). None where the means are not there."""
+    duration = _positive(result.get("duration"))
+    e2el_ms = _positive(result.get("mean_e2el_ms"))
+    ttft_ms, tpot_ms = _positive(result.get("mean_ttft_ms")), _positive(result.get("mean_tpot_ms"))
+    if not duration:
+        return None
+    if e2el_ms:
+        return completed * e2el_ms / 1000.0 / duration, "completed x mean_e2el_ms / duration"
+    if ttft_ms and tpot_ms:
+        latency_s = (ttft_ms + tpot_ms * max(output_len - 1.0, 0.0)) / 1000.0
+        return completed * latency_s / duration, "completed x (mean_ttft_ms + mean_tpot_ms x (output_len - 1)) / duration"
+    return None
+
+
 def option_profile(option: str, loader, name: str, profiles: tuple):
     """loader(name), an unknown name or a broken file said with the option that gave it (qa310: `--draft foo` was said
     as 'unknown model', the option unnamed, where predict names it)."""
@@ -1097,7 +1116,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
     recorded (SGLang's `concurrency`; for vLLM, Little's law over its `--save-detailed` per-request records,
-    `_mean_in_flight`), input_len / output_len = total_input_tokens / completed and total_output_tokens /
+    `_mean_in_flight`, else over its run-level means, `_mean_in_flight_of_means`), input_len / output_len = total_input_tokens / completed and total_output_tokens /
     completed (the tokens the run measured), else random_input_len / random_output_len (SGLang records these
     settings whatever the dataset, and its random lengths average below them); step_time_s = mean_tpot_ms / 1000;
     tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
@@ -1292,6 +1311,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "bench_serving writes it)", result["concurrency"])  # none, its rows at the client's cap)
             little = None if printed else _mean_in_flight(result)
             records = any(result.get(key) is not None for key in ("ttfts", "itls", "latencies"))
+            if not printed and little is None and not records:  # the run's means, where no record is kept
+                little = _mean_in_flight_of_means(result, completed, out_len)
+                if little is not None and little[0] > conc:  # the means' estimate past the cap: at most the cap ran
+                    little = (conc, little[1] + ", at most the client's cap")
             if not printed and little is None and records:
                 warn(f"{path}: result {n}: per-request records (ttfts / itls / latencies) that give no mean in flight (a "
                      "null among them, ttfts and itls of different lengths, or no duration): its rows run at the client's "

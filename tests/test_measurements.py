@@ -384,7 +384,7 @@ def test_every_row_engine_or_one_engine_for_all(tmp_path):
 VLLM_RESULT = {"date": "20250601-120000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct",
                "num_prompts": 320, "request_rate": "inf", "max_concurrency": 32, "duration": 60.0, "completed": 320,
                "total_input_tokens": 327680, "total_output_tokens": 163840, "output_throughput": 2730.7,
-               "mean_tpot_ms": 11.2, "mean_itl_ms": 11.0, "mean_ttft_ms": 250.0}
+               "mean_tpot_ms": 11.2, "mean_itl_ms": 11.0}  # no mean_ttft_ms: no mean in flight (of the means, below)
 
 
 def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path):
@@ -413,7 +413,33 @@ def test_vllm_per_request_records_give_the_mean_in_flight_by_littles_law(tmp_pat
     plain_path = tmp_path / "plain.json"
     plain_path.write_text(json.dumps(VLLM_RESULT))
     plain = convert_benchmark(plain_path, hardware="h100-sxm", model="llama-3.1-8b")
-    assert list(plain["concurrency"]) == ["", ""]  # run-level averages only: the prediction runs at the cap
+    assert list(plain["concurrency"]) == ["", ""]  # no record and no TTFT: the prediction runs at the cap
+
+
+def test_vllm_run_level_means_give_the_mean_in_flight_by_littles_law_where_no_record_is_kept(tmp_path):
+    """qa468: a run limited by --request-rate, saved without per-request records, was written at its cap (64) where
+    1,000 requests of 4.42 s each over 500 s keep 8.84 in flight: completed x mean_e2el_ms / duration, else a request's
+    mean TTFT and its mean gaps, mean_ttft_ms + mean_tpot_ms x (output_len - 1)."""
+    rated = {**VLLM_RESULT, "request_rate": 2.0, "max_concurrency": 64, "completed": 1000, "num_prompts": 1000,
+             "duration": 500.0, "total_input_tokens": 1_024_000, "total_output_tokens": 512_000, "output_throughput": 1024.0,
+             "mean_tpot_ms": 8.6, "mean_ttft_ms": 38.5, "mean_e2el_ms": 4420.0}
+    path = tmp_path / "rated.json"
+    path.write_text(json.dumps(rated))
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["batch"]) == ["64"] * 2 and list(raw["concurrency"]) == ["8.84"] * 2  # 1,000 x 4.42 / 500
+    assert "concurrency = completed x mean_e2el_ms / duration" in raw["notes"][0]
+    path.write_text(json.dumps({key: v for key, v in rated.items() if key != "mean_e2el_ms"}))
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    # 1,000 x (0.0385 + 0.0086 x 511) / 500 = 8.8662
+    assert list(raw["concurrency"]) == ["8.866"] * 2, list(raw["concurrency"])  # (4 significant digits written)
+    assert "concurrency = completed x (mean_ttft_ms + mean_tpot_ms x (output_len - 1)) / duration" in raw["notes"][0]
+    closed = {**VLLM_RESULT, "mean_ttft_ms": 250.0}  # 320 requests of 0.25 + 0.0112 x 511 s over 60 s: 31.86 of 32
+    path.write_text(json.dumps(closed))
+    assert list(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")["concurrency"]) == ["31.86"] * 2
+    over = {**closed, "duration": 50.0}  # 38.2 by the means, past the cap of 32: at most the cap
+    path.write_text(json.dumps(over))
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["concurrency"]) == ["32"] * 2 and "at most the client's cap" in raw["notes"][0]
 
 
 def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
