@@ -175,6 +175,9 @@ def _layer_windows(cfg: dict, where: str, layers: int) -> list[int]:
         interval = _int(cfg, where, "no_rope_layer_interval", default=4)
         return [chunk if (i + 1) % interval != 0 else 0 for i in range(layers)]
     model_type = str(cfg.get("model_type", ""))
+    flag = cfg.get("use_sliding_window")
+    if flag is not None and not isinstance(flag, bool):  # (qa464: the text "false" read as true, every layer sliding)
+        raise field_error(where, "use_sliding_window", "true or false (a JSON boolean)", flag)
     if window and cfg.get("use_sliding_window", model_type not in QWEN_WINDOW_TYPES):
         window = _int(cfg, where, "sliding_window")
         if cfg.get("sliding_window_pattern") is not None:  # Gemma 3, Cohere 2: layer i is global where (i + 1) % P == 0
@@ -522,8 +525,10 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     cfg = {**cfg, "model_type": cfg.get("model_type", config.get("model_type", ""))}
     model_type = str(cfg["model_type"])
-    if "n_layer" in cfg or "n_embd" in cfg:
-        raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
+    gpt2_key = next((key for key in ("n_layer", "n_embd") if key in cfg), None)
+    if gpt2_key:  # the key the file has (qa464: an n_embd-only config was told of n_layer)
+        raise field_error(where, gpt2_key, "a decoder config with num_hidden_layers (GPT-2 style configs are not read)",
+                          gpt2_key)
     flagged = next((c["is_encoder_decoder"] for c in (cfg, config) if c.get("is_encoder_decoder") is True
                     or str(c.get("is_encoder_decoder")).strip().lower() == "true"), None)  # (qa211: "false" as text)
     if flagged is not None or model_type.lower() in ENCODER_DECODER_TYPES or model_type.lower().startswith("t5"):

@@ -232,9 +232,10 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
     """Human-readable value with a decimal prefix: format_si(3.35e12, 'B/s') -> '3.35 TB/s'."""
     if value == 0 or not is_finite(value):
         return f"{value:g} {unit}"
+    shown = float(f"{value:.{digits}g}")  # the prefix of the value as rounded (qa464: 999.9 GB/s said '1e+03 GB/s')
     for prefix, factor in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
-        if abs(value) >= factor:
-            return f"{value / factor:.{digits}g} {prefix}{unit}"
+        if abs(shown) >= factor:
+            return f"{shown / factor:.{digits}g} {prefix}{unit}"
     return f"{value:.{digits}g} {unit}"
 
 
@@ -242,8 +243,9 @@ def format_binary(value_bytes: float) -> str:
     """A size with a binary prefix, 3 significant digits: '16.4 GiB', '23.7 MiB', as the serving engines' start-up logs
     give weights and KV cache (vLLM's 'GiB', SGLang's 'GB' of 2**30 B; qa369: predict's decimal GB read 7% off them)."""
     for prefix, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-        if abs(value_bytes) >= factor:
-            return f"{format_significant(value_bytes / factor)} {prefix}B"
+        text = format_significant(value_bytes / factor)
+        if abs(float(text.replace(",", ""))) >= 1:  # as rounded (qa464: 1023.9 MiB said '1,024 MiB', not '1.00 GiB')
+            return f"{text} {prefix}B"
     return f"{format_significant(value_bytes)} B"
 
 
@@ -255,7 +257,7 @@ def format_significant(x: float, digits: int = 3) -> str:
         return "n/a"
     if x == 0:
         return "0"
-    mag = math.floor(math.log10(abs(x)))
+    mag = math.floor(math.log10(abs(float(f"{x:.{digits - 1}e}"))))  # of x as rounded (qa464: 9.996 said '10.00')
     if mag >= digits - 1:
         return f"{round(x):,.0f}"
     return f"{x:.{max(digits - 1 - mag, 0)}f}"
@@ -310,7 +312,8 @@ def format_seconds(value_s: float) -> str:
     return f"{value_s / 1e-9:.3g} ns" if value_s != 0 and value_s == value_s else f"{value_s:.3g} s"
 
 
-_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(" + "|".join(map(re.escape, TIME_UNITS)) + r")?\s*$")  # any time unit
+_ZERO_TIME = re.compile(r"^\s*[+-]?(0+(\.0*)?|\.0+)([eE][+-]?\d+)?\s*(" + "|".join(map(re.escape, TIME_UNITS))
+                        + r")?\s*$")  # any time unit; '.0 ms', '0e0 s', '+0 us' too (qa464: refused as 'expected 0 or more')
 
 
 def parse_seconds_or_zero(value: object) -> float:
