@@ -1146,7 +1146,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= K_MAX, f"an integer in 0..{K_MAX}"),
                                         ("--split", split, split in SPLITS, " or ".join(SPLITS)),
                                         ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1"),
-                                        ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}")):
+                                        ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}"),
+                                        # (qa468: --k 3 without --method was blamed on the result file's row)
+                                        ("--k", k, method != "none" or k == 0, "0 with --method none (a speculative run: pass "
+                                         "its --method too)")):
         if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)
             raise field_error("command line", option, expected, value)
     if engine is not None:  # written as the slot it names, so that fit and accuracy read it back as that engine

@@ -433,3 +433,21 @@ def test_fit_and_accuracy_name_the_engine_option_of_an_unknown_engine(roofline):
     for args in (("accuracy", "--engine", "my-vlm"), ("fit", "measurements/published.csv", "--engine", "my-vlm")):
         code, _, err = roofline(*args)
         assert code == 2 and err.startswith("error: command line: --engine: unknown engine 'my-vlm'; closest: vllm"), err
+
+
+def test_ideal_is_read_on_the_rows_the_engine_predicts():
+    """qa468: 'all rows 22 ... | ideal: 32.6%', ideal's figures over 32 rows (ten Medusa rows sglang refuses among
+    them) beside the engine's 22, unsaid: side by side, both read the same rows."""
+    from roofline.accuracy import summarize
+
+    errors = [0.05, -0.10, 0.20, np.nan, np.nan]  # the engine predicts three rows of five
+    ideal = [0.50, 0.60, 0.70, 9.0, 9.0]
+    df = pd.DataFrame({"error": errors, "error_ideal": ideal, "batch_regime": "batch 1", "moe": False,
+                       "speculative": [False, False, False, True, True], "precision": "16-bit weights", "batch": 1,
+                       "quantity": "tokens_per_s", "source_id": "mine", "skipped": ["", "", "", "refused", "refused"],
+                       "predicted": [1.0, 1.0, 1.0, np.nan, np.nan], "row": [1, 2, 3, 4, 5]})
+    summary = summarize(df, "sglang", "mine.csv", "all")
+    assert summary["overall"]["ideal"] == error_stats(pd.Series(ideal[:3]))  # not the two rows the engine refused
+    assert summary["overall"]["ideal"]["rows"] == summary["overall"]["engine"]["rows"] == 3
+    assert summary["headline"]["ideal"]["median_abs_error"] == pytest.approx(0.6)
+    assert summary["per_regime"]["with speculation"]["ideal"]["rows"] == 0

@@ -282,3 +282,12 @@ def test_append_refuses_results_converted_before_under_another_split(tmp_path):
                                             r"converted there already"):
         write_measurements(again, out, append=True)
     assert out.read_text() == before
+
+
+def test_a_draft_length_without_a_method_is_the_options_fault_not_the_files(tmp_path):
+    """qa468: `--k 3` with --method left at none was refused as 'run.json: result 1: k: expected 0 with method none',
+    a fault of a file that was fine."""
+    with pytest.raises(RooflineError, match=r"^command line: --k: expected 0 with --method none \(a speculative run: pass "
+                                            r"its --method too\), found 3$"):
+        _convert(tmp_path, RESULT, k=3)
+    assert list(_convert(tmp_path, RESULT, k=3, method="eagle")["k"]) == ["3", "3"]
