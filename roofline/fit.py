@@ -968,12 +968,17 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         kept = set(fit.get("kept", {}))
         loose = {row["parameter"] for row in fit["parameters"] if not row["fixed"] and not row["determined"]} - kept  # qa310:
         # listed as fitted, where they held their start values
+        inherited = kept & set((base.fitted or {}).get("kept_from_earlier_fit") or ())  # base kept them too (qa468:
+        # said as determined by base's own fit, whose rows could not determine them)
         doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed | loose | kept)}: fitted by `roofline "
                                 f"fit` to {_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says how well). "
-                                + (f"{', '.join(p.key for p in PARAMETERS if p.key in kept)}: no row of it determined "
-                                   f"{'them' if len(kept) > 1 else 'it'}: kept at {base.name}'s value{'s' if len(kept) > 1 else ''}, "
-                                   f"which {base.name}'s own fit determined on its rows (fitted.kept_from_earlier_fit). "
-                                   if kept else "")
+                                + "".join(f"{', '.join(p.key for p in PARAMETERS if p.key in keys)}: no row of it determined "
+                                          f"{'them' if len(keys) > 1 else 'it'}: kept at {base.name}'s value{'s' if len(keys) > 1 else ''}, "
+                                          + (f"which {base.name}'s own fit determined on its rows" if own else
+                                             f"which {base.name} kept from an earlier fit ({origin}'s), determined on that fit's "
+                                             "rows")
+                                          + " (fitted.kept_from_earlier_fit; fitted.fitted_on says where). "
+                                          for keys, own in ((kept - inherited, True), (inherited, False)) if keys)
                                 + (f"{', '.join(p.key for p in PARAMETERS if p.key in loose)}: no row determined "
                                    f"{'them' if len(loose) > 1 else 'it'}: held at {'their' if len(loose) > 1 else 'its'} "
                                    f"sourced start value{'s' if len(loose) > 1 else ''} (the `fitted:` block's start). "

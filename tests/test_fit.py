@@ -891,6 +891,14 @@ def test_a_parameter_the_rows_do_not_determine_keeps_the_value_the_profiles_own_
     from roofline.tables import _fitted_lines
     assert any(ln.split() == ["kept", "from", "earlier", "fit", *", ".join(kept).split(), "(its", "rows", "determined",
                               "them,", "not", "these)"] for ln in _fitted_lines(record))
+    # qa468: a refit of `mine` on rows that again determine none of them said they were kept at mine's values "which
+    # mine's own fit determined on its rows": mine had kept them from vllm's fit in turn
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "mine.yaml").write_text(fitted_profile_text(fit, "mine"))
+    again = run_fit(synthetic_file(tmp_path), "mine", profiles=(tmp_path / "p",), loss="linear", max_evaluations=60)
+    source = " ".join(yaml.safe_load(fitted_profile_text(again, "mine2"))["source"].split())
+    assert "kept at mine's values, which mine kept from an earlier fit (vllm's), determined on that fit's rows" in source
+    assert "which mine's own fit determined" not in source
 
 
 
