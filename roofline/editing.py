@@ -1720,15 +1720,30 @@ def rewritten_texts(kind: str, text: str, path: Path | None = None, extra_dirs: 
     hand' line deleted, as PROFILES.md suggests once they speak for every value, and a later set said the user's own
     source and notes were of the values the copy was made from); [] for a file that is no copy or whose source no longer
     loads."""
-    parent = _parent_data(kind, text, path, extra_dirs)
+    parent_text = _parent_text(kind, text, path, extra_dirs)
+    parent = _parent_data(kind, text, parent=parent_text) if parent_text is not None else None
     if parent is None:
         return []
     try:
         data = load_yaml_text(text, "the copy") or {}
     except RooflineError:
         return []
-    return [k for k in ("source", "notes") if isinstance(data, Mapping)
-            and str(data.get(k) or "").strip() != str(parent.get(k) or "").strip()]
+    if not isinstance(data, Mapping):
+        return []
+    ancestors = [parent]  # and the profiles the parent was made from in turn: a copy's text inherited from one of them
+    # is not the user's after its parent's was rewritten (qa470: a child of a rewritten parent said written by hand)
+    for _ in range(ANCESTORS_READ):
+        grand_text = _parent_text(kind, parent_text, None, extra_dirs)
+        grand = _parent_data(kind, parent_text, parent=grand_text) if grand_text is not None else None
+        if grand is None or grand_text == parent_text:
+            break
+        ancestors.append(grand)
+        parent_text = grand_text
+    return [k for k in ("source", "notes")
+            if all(str(data.get(k) or "").strip() != str(a.get(k) or "").strip() for a in ancestors)]
+
+
+ANCESTORS_READ = 8  # the copies of copies rewritten_texts reads back (a cycle of names ends there)
 
 
 def _restored_fields(kind: str, text: str, pairs: list, written: set[str], path: Path | None = None,

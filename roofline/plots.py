@@ -1717,10 +1717,17 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
     if ks:  # qa459: "compute-bound from 640 tokens" on H200, whose ridge is 194, read against the pass's mean intensity
         mla = any((meta.get("kv_layout") or {}).get(m) == "mla" for m in models)  # qa467: DeepSeek-V3's verify at 128k
-        # compute-bound by its attention alone (241 FLOP/B over H200's 194), every GEMM memory-bound
-        what += ("\ncompute-bound: most of a pass's operator time in operators past their ridge (its GEMMs; attention's "
-                 + ("too for MLA, whose heads and queries share each read of its latent cache)" if mla else
-                    "KV reads stay memory-bound)"))
+        # compute-bound by its attention alone (241 FLOP/B over H200's 194), every GEMM memory-bound; qa470: a GQA verify
+        # pass of 33 tokens past it too (519 FLOP/B, fp8 KV); the operators table is at the first context, where MLA's
+        # attention reads below its long-context FLOP/B (findings.mla_attention_text)
+        verify_attention = (ops[(ops["operator"] == "attention") & (ops["pass"] == "verify") & ops["model"].isin(models)]
+                            if ops is not None and len(ops) else None)  # past its ridge: FLOP/B over the ceilings' ratio
+        attention_past = verify_attention is not None and bool((
+            verify_attention["flops"] / verify_attention["bytes"]
+            > verify_attention["compute_ceiling_flops_per_s"] / verify_attention["memory_ceiling_bytes_per_s"]).any())
+        what += ("\ncompute-bound: most of a pass's operator time in operators past their ridge (its GEMMs"
+                 + (", and attention where the queries sharing each KV read take it past: MLA's many heads, a wide verify "
+                    "pass)" if mla or attention_past else "; attention's KV reads stay memory-bound here)"))
     engines = meta.get("engine") or []  # one engine swept: no engine column in the panels' frame (qa335)
     drawn = (set().union(*(set(sub["engine"].astype(str)) for _, sub in panels)) if "engine" in df else  # the panels'
              set(engines if isinstance(engines, list) else [engines]))  # (qa349: sglang's note under 'engine vllm only')

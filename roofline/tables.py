@@ -266,7 +266,7 @@ def predict_table(point: dict) -> str:
                      # qa273: MTP's eh_proj (EAGLE's fc) is a plain linear layer, unquantised (costs' input_proj)
                      "as the target's; its input projection unquantised)" if spec["drafter_weight_dtype"] not in ("bf16", "fp16", "fp32")
                      else "as the target's)")
-                  + ((f", {spec['k']} heads of a block and an LM head each" if spec["k"] != 1 else ", 1 head, a block and an "
+                  + ((f", {spec['k']} heads of a block and an LM head each" if spec["k"] != 1 else ", 1 head of a block and an "
                       "LM head") + "; no KV cache" if spec["method"] == "medusa"  # (qa462: '1 heads')
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"

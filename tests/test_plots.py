@@ -2201,11 +2201,15 @@ def test_step_time_says_what_compute_bound_means_where_verify_passes_are_drawn()
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [1024], "k": [1, 2], "alpha": [0.7]}})
     title = _figure("step_time_vs_tokens", df, ops, META)._suptitle.get_text().replace("\n", " ")
     assert "compute-bound: most of a pass's operator time in operators past their ridge" in title
-    assert "(its GEMMs; attention's KV reads stay memory-bound)" in title  # a GQA model's
+    assert "(its GEMMs; attention's KV reads stay memory-bound here)" in title  # a GQA model's, k 1-2
     # qa467: an MLA model's verify pass at 128k is compute-bound by its attention, every GEMM memory-bound
+    said = "and attention where the queries sharing each KV read take it past: MLA's many heads, a wide verify pass)"
     mla = _figure("step_time_vs_tokens", df, ops, {**META, "kv_layout": {m: "mla" for m in set(df["model"])}})
-    assert "attention's too for MLA, whose heads and queries share each read of its latent cache)" in \
-        mla._suptitle.get_text().replace("\n", " ")
+    assert said in mla._suptitle.get_text().replace("\n", " ")
+    # qa470: a GQA verify pass wide enough (the operators table marks its attention compute-bound) says it too
+    at_verify = (ops["operator"] == "attention") & (ops["pass"] == "verify")
+    wide = ops.assign(flops=ops["flops"].where(~at_verify, 1e4 * ops["bytes"]))  # 10,000 FLOP/B: past any ridge
+    assert said in _figure("step_time_vs_tokens", df, wide, META)._suptitle.get_text().replace("\n", " ")
     _, _, plain, ops = _tables({**SMALL, "method": "none", "axes": {"batch": [1, 32, 256], "context": [1024], "k": [0]}})
     assert "compute-bound:" not in _figure("step_time_vs_tokens", plain, ops, {**META, "method": "none"})._suptitle.get_text()
 

@@ -69,3 +69,16 @@ def test_a_copys_own_source_and_notes_stay_its_own_after_its_set_by_hand_line_is
     _, out, _ = roofline("hw", "show", "nvl2")
     assert _line(out, "set by hand").endswith(
         ": the notes below are of the values the copy was made from; the source was written with them")
+
+
+def test_a_copy_of_a_copy_keeps_its_inherited_source_when_its_parent_is_rewritten(roofline):
+    """qa470: a child made from a copy of H100 said its source 'was written with' its values once the parent's own
+    source was rewritten by hand: the child's is still H100's, inherited through the parent."""
+    assert roofline("hw", "new", "parent-x", "--from", "h100-sxm", "--set", "price=3 USD/h")[0] == 0
+    assert roofline("hw", "new", "child-x", "--from", "parent-x", "--set", "price=4 USD/h")[0] == 0
+    assert roofline("hw", "set", "parent-x", "source=re-measured by the parent's owner")[0] == 0
+    _, out, _ = roofline("hw", "show", "child-x")
+    assert _line(out, "set by hand").endswith("the source and notes below are of the values the copy was made from"), out
+    assert roofline("hw", "set", "child-x", "source=our own bench")[0] == 0  # its own, written since: said as its own
+    _, out, _ = roofline("hw", "show", "child-x")
+    assert "written with them" in _line(out, "set by hand"), out
