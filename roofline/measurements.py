@@ -1251,6 +1251,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                        "; an offline throughput run (no requests timed one by one): run the serving "
                                        "benchmark against a server" if "output_throughput" in result else ""))
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
+            if completed != round(completed):  # (qa468: 7.5 requests read, lengths divided by it)
+                raise field_error(f"{path}: result {n}", "completed", "a whole number of completed requests", result["completed"])
             original_cap = result.get("max_concurrency")  # as the file gives it (0, or 0.0)
             no_cap = result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool)
             if no_cap:
@@ -1339,6 +1341,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 little = (completed, "completed requests, fewer than the cap and no per-request records: at most the "
                                      "mean in flight")
             mean_conc = printed or (little[0] if little else None)
+            if printed and printed > completed * 1.02 + 0.05:  # (qa468: 7.77 in flight of 3 requests, written)
+                raise field_error(f"{path}: result {n}", "concurrency", f"at most the {completed:g} completed requests (a "
+                                  "run cannot keep more in flight than it ran)", result["concurrency"])
             if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
                 raise field_error(f"{path}: result {n}", "concurrency" if printed else little[1],  # as the notes say it (qa310)
                                   f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "

@@ -291,3 +291,15 @@ def test_a_draft_length_without_a_method_is_the_options_fault_not_the_files(tmp_
                                             r"its --method too\), found 3$"):
         _convert(tmp_path, RESULT, k=3)
     assert list(_convert(tmp_path, RESULT, k=3, method="eagle")["k"]) == ["3", "3"]
+
+
+def test_a_fractional_request_count_or_more_in_flight_than_requests_is_refused(tmp_path):
+    """qa468: `completed: 7.5` was read (the lengths divided by it), and SGLang's concurrency 7.77 beside 3 completed
+    requests written: neither is a run."""
+    with pytest.raises(RooflineError, match=r"result 1: completed: expected a whole number of completed requests, found 7\.5$"):
+        _convert(tmp_path, {**RESULT, "completed": 7.5})
+    with pytest.raises(RooflineError, match=r"result 1: concurrency: expected at most the 3 completed requests \(a run cannot "
+                                            r"keep more in flight than it ran\), found 7\.77$"):
+        _convert(tmp_path, {**RESULT, "completed": 3, "total_input_tokens": 3072, "total_output_tokens": 1536,
+                            "concurrency": 7.77, "max_concurrency": 8})
+    assert list(_convert(tmp_path, {**RESULT, "completed": 320.0})["output_len"]) == ["512", "512"]  # 320.0 is whole
