@@ -80,7 +80,7 @@ def test_the_terminal_table_prints_median_p90_and_share_in_their_columns():
                "overall": pair, "per_regime": {}, "per_source": {"a": pair}, "skipped": []}
     line = next(line for line in report_text(summary).splitlines() if line.startswith("all rows"))
     assert line.split() == ["all", "rows", "2", "10.0%", "30.0%", "50.0%", "|", "60.0%", "90.0%", "0.0%"]
-    assert "batch-1 MoE speed within 25%: 50% of 2 rows" in report_text(summary)
+    assert "batch-1 MoE speed within 25%: 1 of 2 rows (50.0%)" in report_text(summary)
 
 
 def test_the_rows_by_engine_profile_count_the_rows_predicted(tmp_path):
