@@ -178,8 +178,23 @@ def dtypes_text(meta: dict, models: list[str]) -> str:
     with_experts = [m for m in models if by_model.get(m, {}).get("expert_dtype")]
     whose = (f" ({', '.join(_name(meta, 'model', m) for m in with_experts)})"  # qa467: 'fp4 experts' over three
              if experts and with_experts and len(with_experts) < len(models) else "")  # models, one with experts
-    experts = f", {_one(experts)} experts{whose}" if experts else ""
-    return f"{_one(weights)} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV"
+    weights_text = _per_model_dtypes(meta, models, by_model, "weight_dtype", "weights") or f"{_one(weights)} weights"
+    experts = (", " + (_per_model_dtypes(meta, models, by_model, "expert_dtype", "experts") or f"{_one(experts)} experts{whose}")
+               if experts else "")
+    return f"{weights_text}{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV"
+
+
+def _per_model_dtypes(meta: dict, models: list[str], by_model: dict, key: str, noun: str) -> str:
+    """'fp4 experts (gpt-oss-120b), bf16 experts (Qwen3 30B-A3B, Mixtral 8x7B)' where the models shown hold one dtype
+    each of `key` and not all the same one (qa471: 'bf16 / fp4 experts (gpt-oss-120b, Qwen3 30B-A3B, Mixtral 8x7B)'
+    read as all three holding both); '' otherwise (one dtype, or a model swept over several)."""
+    held = {m: by_model[m][key] for m in models if (by_model.get(m) or {}).get(key)}
+    if len(held) < 2 or any(len(v) != 1 for v in held.values()) or len({v[0] for v in held.values()}) < 2:
+        return ""
+    groups: dict[str, list[str]] = {}
+    for m, (dtype,) in held.items():
+        groups.setdefault(dtype, []).append(_name(meta, "model", m))
+    return ", ".join(f"{dtype} {noun} ({', '.join(names)})" for dtype, names in groups.items())
 
 
 def _layout_label(layout: str) -> str:

@@ -752,9 +752,11 @@ def _verify_experts_text(v: dict, p: dict) -> str:
     e = p["experts_busiest_rank"]
     whose = "the busiest rank reads" if p["layout"].get("ep", 1) > 1 else "the pass reads"
     of = f"of its {v['experts']:,}" if p["layout"].get("ep", 1) > 1 else f"of the {v['experts']:,} routed experts"
+    micro = (" a micro-batch, B / min(B, pp) sequences x q" if p["layout"].get("pp", 1) > 1 else "")  # (qa471: 8 tokens
+    # said under a 16-token pass, unexplained)
     return (f"{whose} {format_significant(v['touched'])} {of} ({format_significant(v['token_expert_pairs'])} token-expert "
-            f"pairs of {v['tokens_a_pass']:g} tokens; {format_significant(e['touched'])} a decode step; each token routed "
-            "on its own: an upper estimate where a sequence's tokens share experts)")
+            f"pairs of {v['tokens_a_pass']:g} tokens{micro}; {format_significant(e['touched'])} a decode step; each token "
+            "routed on its own: an upper estimate where a sequence's tokens share experts)")
 
 
 def _dip_shape(gap) -> str:

@@ -2243,3 +2243,20 @@ def test_a_layout_note_says_a_degree_of_1_another_swept_layout_raises():
     assert _layout_value_label(apart, ("tp", "dp_attention", "ep"), (8, 1, 1)) == "TP 8"
     assert _layout_value_label(apart, ("tp", "dp_attention", "ep"), (1, 8, 8)) == "TP 1, DP-attention 8, EP 8"
     assert _layout_value_label({}, ("tp", "pp"), (2, 1)) == "TP 2"  # an older table's meta without layouts
+
+
+def test_a_title_over_models_of_different_expert_and_weight_dtypes_says_whose_each_is():
+    """qa471: 'bf16 / fp4 experts (gpt-oss-120b, Qwen3 30B-A3B, Mixtral 8x7B)' read as all three holding both: each
+    dtype is said with its models; a model swept over two dtypes keeps the plain list."""
+    meta = {"weight_dtype": ["bf16", "fp8"], "expert_dtype": ["bf16", "fp4"], "kv_dtype": "bf16",
+            "model": {"gpt-oss-120b": "gpt-oss-120b", "qwen3-30b-a3b": "Qwen3 30B-A3B", "deepseek-v3": "DeepSeek-V3"},
+            "dtypes_by_model": {"gpt-oss-120b": {"weight_dtype": ["bf16"], "expert_dtype": ["fp4"]},
+                                "qwen3-30b-a3b": {"weight_dtype": ["bf16"], "expert_dtype": ["bf16"]},
+                                "deepseek-v3": {"weight_dtype": ["fp8"], "expert_dtype": ["fp8"]}}}
+    assert plots.dtypes_text({**meta, "expert_dtype": ["bf16", "fp4"]}, ["gpt-oss-120b", "qwen3-30b-a3b"]) == (
+        "bf16 weights, fp4 experts (gpt-oss-120b), bf16 experts (Qwen3 30B-A3B), bf16 KV")
+    assert plots.dtypes_text({**meta, "expert_dtype": ["bf16", "fp4", "fp8"]}, ["qwen3-30b-a3b", "deepseek-v3"]) == (
+        "bf16 weights (Qwen3 30B-A3B), fp8 weights (DeepSeek-V3), bf16 experts (Qwen3 30B-A3B), fp8 experts (DeepSeek-V3), bf16 KV")
+    swept = {**meta, "dtypes_by_model": {**meta["dtypes_by_model"], "qwen3-30b-a3b": {"weight_dtype": ["bf16", "fp8"],
+                                                                                     "expert_dtype": ["bf16", "fp8"]}}}
+    assert plots.dtypes_text({**swept, "expert_dtype": ["bf16", "fp8"]}, ["qwen3-30b-a3b"]) == "bf16 / fp8 weights, bf16 / fp8 experts, bf16 KV"

@@ -1457,3 +1457,13 @@ def test_models_show_says_the_entry_bytes_a_profile_gives_apart_from_the_fp8_fig
     line = next(x for x in model_table(v4).splitlines() if "KV per token" in x)
     fp8 = f"fp8 {v4.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k; a layer's entry as the profile gives it: 584 B (fp8)"
     assert fp8 in line and dict(v4.kv_entry_bytes) == {"fp8": 584}
+
+
+@pytest.mark.slow
+def test_the_verify_experts_line_under_pp_says_its_tokens_are_a_micro_batchs():
+    """qa471: '16 tokens a pass' beside '64.0 token-expert pairs of 8 tokens' at pp 2, the 8 unexplained."""
+    p = roofline.predict("h200", "qwen3-235b-a22b", 4, 1024, tp=4, pp=2, method="eagle", k=3, alpha=0.8, engine="ideal")
+    line = next(x for x in predict_table(p).splitlines() if x.strip().startswith("experts a layer"))
+    assert "64.0 token-expert pairs of 8 tokens a micro-batch, B / min(B, pp) sequences x q;" in line, line
+    flat = roofline.predict("h200", "qwen3-235b-a22b", 4, 1024, tp=8, method="eagle", k=3, alpha=0.8, engine="ideal")
+    assert "micro-batch" not in next(x for x in predict_table(flat).splitlines() if x.strip().startswith("experts a layer"))
