@@ -1987,7 +1987,9 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     c_hi = spec["context"]
     g = fit[fit["context"] == c_hi]
     plain = spec  # plain decoding at the same point: its baseline columns (qa135: the first k = 0 row, another batch)
-    answer_plain = plain["ttft_s"] + ANSWER_TOKENS / plain["baseline_tokens_per_s_per_user"]
+    plain_ttft_s = float(spec.get("baseline_ttft_s", spec["ttft_s"]))  # its own prefill (qa472: a cache the engine turns
+    # off while speculating made the speculating prefill plain decoding's too)
+    answer_plain = plain_ttft_s + ANSWER_TOKENS / plain["baseline_tokens_per_s_per_user"]
     answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + ANSWER_TOKENS / spec["tokens_per_s_per_user"]
     drafter_prefill = (f", plus {_n(spec['draft_ttft_s'])} s for the drafter's own prefill" if spec["draft_ttft_s"] > 0
                        else " (the drafter has no prefill of its own)")
@@ -1997,21 +1999,32 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     text = (
         f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
         f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}{batch_text}), "  # qa297: 4 ×, its own
-        f"the target's prefill takes {_n(plain['ttft_s'])} s with or without speculation{drafter_prefill}; "
+        + (f"the target's prefill takes {_n(spec['ttft_s'])} s with or without speculation{drafter_prefill}; "
+           if np.isclose(plain_ttft_s, spec["ttft_s"], rtol=1e-9) else
+           f"the target's prefill takes {_n(plain_ttft_s)} s without speculation and {_n(spec['ttft_s'])} s with it (its "
+           f"engine's prefix cache off while speculating){drafter_prefill}; ")
         + (f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, {alpha}), so a {ANSWER_TOKENS}-token answer "
            f"arrives {_x(answer_plain / answer_spec)} sooner ({_n(answer_spec)} s against {_n(answer_plain)} s)."
+           if pays(spec["speedup"]) and answer_spec < answer_plain else
+           f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, {alpha}), but a {ANSWER_TOKENS}-token answer "
+           f"arrives later with it ({_n(answer_spec)} s against {_n(answer_plain)} s): the prefills outweigh the gain."
            if pays(spec["speedup"]) else
            f"decoding does not gain: at best {_x(spec['speedup'])} plain decoding's speed (k = {int(spec['k'])}, {alpha}), so a "
            f"{ANSWER_TOKENS}-token answer takes {_n(answer_spec)} s against {_n(answer_plain)} s without speculation.")
     )
     short = (f"{_article(ctx).capitalize()} {ctx}-token prompt's prefill ({_model(meta, plain['model'])}, "
-             f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}) takes {_n(plain['ttft_s'])} s with or "
-             "without speculation" + (f" (+{_n(spec['draft_ttft_s'])} s for the drafter's own)" if spec["draft_ttft_s"] > 0
-                                      else "") + ": " + (f"decoding {_x(spec['speedup'])} faster brings a {ANSWER_TOKENS}-token answer "
-                                f"{_x(answer_plain / answer_spec)} sooner." if pays(spec["speedup"]) else
-                                f"decoding does not gain ({_x(spec['speedup'])} at best)."))
+             f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}) takes {_n(plain_ttft_s)} s "
+             + ("with or without speculation" if np.isclose(plain_ttft_s, spec["ttft_s"], rtol=1e-9) else
+                f"without speculation, {_n(spec['ttft_s'])} s with it")
+             + (f" (+{_n(spec['draft_ttft_s'])} s for the drafter's own)" if spec["draft_ttft_s"] > 0 else "") + ": "
+             + (f"decoding {_x(spec['speedup'])} faster brings a {ANSWER_TOKENS}-token answer "
+                f"{_x(answer_plain / answer_spec)} sooner." if pays(spec["speedup"]) and answer_spec < answer_plain else
+                f"decoding {_x(spec['speedup'])} faster, the answer still later ({_n(answer_spec)} s against "
+                f"{_n(answer_plain)} s)." if pays(spec["speedup"]) else
+                f"decoding does not gain ({_x(spec['speedup'])} at best)."))
     return Finding("Prefill is not sped up", text, {
-        "ttft_s": float(plain["ttft_s"]), "draft_ttft_s": float(spec["draft_ttft_s"]), "decode_speedup": float(spec["speedup"]),
+        "ttft_s": plain_ttft_s, "ttft_speculating_s": float(spec["ttft_s"]), "draft_ttft_s": float(spec["draft_ttft_s"]),
+        "decode_speedup": float(spec["speedup"]),
         "answer_speedup": float(answer_plain / answer_spec),
     }, short)
 

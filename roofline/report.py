@@ -84,7 +84,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
 
 
 def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
-    """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence; of the scenario's `prompt` where it
+    """Add ttft_s, baseline_ttft_s (plain decoding's) and draft_ttft_s (prefill of `context` prompt tokens, one sequence; of the scenario's `prompt` where it
     gives a request, the sweep's own ttft_s: qa347, a request's ttft_s replaced by the context's) per row, a drafting
     row's (k > 0) under its engine as it speculates (serving.speculating_engine: a prefix cache off then, the prefix
     prefilled whole)."""
@@ -95,7 +95,8 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
 
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
-    draft = np.zeros(len(df))
+    plain = np.zeros(len(df))  # every row's plain decoding's, under the engine as it decodes (qa472: a drafting row's
+    draft = np.zeros(len(df))  # speculating prefill, its prefix cache off, was said as plain decoding's too)
     label = {name: _text(df[name]) for name in LABEL_COLUMNS}
     layout = {name: df[name].to_numpy() for name in ("tp", "dp_attention", "ep", "pp", "shared_prefix")}
     for cfg in configs:  # a config's rows: every label and layout column its own (grid.config_labels)
@@ -112,11 +113,13 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
         for engine, part in ((cfg.engine, rows & ~drafting), (spec_engine, drafting)):
             t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, engine, cfg.shared_prefix))
             target[part] = np.broadcast_to(t, contexts.shape)[idx[part[rows]]]
+            if engine is cfg.engine:
+                plain[rows] = np.broadcast_to(t, contexts.shape)[idx]
         d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, spec_engine,
                            prompts, cfg.shared_prefix)
         if d is not None:
             draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
-    return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
+    return df.assign(ttft_s=target, baseline_ttft_s=plain, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
 
 
 def _text(column: pd.Series) -> np.ndarray:

@@ -366,7 +366,7 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
     models, hws = list(dict.fromkeys(df["model"])), list(dict.fromkeys(df["hardware"]))
     mcolor = {m: colormaps["tab10"](i) for i, m in enumerate(models)}
-    styles = {h: s for h, s in zip(hws, ["-", "--", ":", "-."])}
+    styles = {h: ["-", "--", ":", "-."][i % 4] for i, h in enumerate(hws)}  # (qa472: a fifth device's KeyError)
     fig, axes = _plain_figure(2, min_panel_in=3.2, height=3.6, legend_in=2.2)
     ax0, ax1 = axes
     # as the finding reads them (qa127): the caps with the drafter at the smallest k that drafts, speculation's speedup at
@@ -376,13 +376,15 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     caps = df[df["k"] == k_caps].groupby(["hardware", "model", "context"])["max_batch"].min().reset_index()
     c_hi = df["context"].max()
     fit = fastest_drafting(df[df["context"] == c_hi], ["hardware", "model", "batch"])
-    for h, m in itertools.product(hws, models):
+    hcolor = {h: colormaps["tab10"](i % 10) for i, h in enumerate(hws)}  # one model: a colour a device (qa472: five
+    for h, m in itertools.product(hws, models):  # devices, four line styles, two lines alike)
         method = df.loc[df["model"] == m, "method"].iloc[0]
         g = caps[(caps["hardware"] == h) & (caps["model"] == m)].sort_values("context")
         label = f"{_name(meta, 'model', m)} ({METHOD_LABELS.get(method, method)}), {_short_hw(meta, h)}"
-        ax0.plot(g["context"], g["max_batch"].clip(lower=0.5), "o" + styles[h], color=mcolor[m], ms=4, lw=1.5, label=label)
+        colour = hcolor[h] if len(models) == 1 else mcolor[m]
+        ax0.plot(g["context"], g["max_batch"].clip(lower=0.5), "o" + styles[h], color=colour, ms=4, lw=1.5, label=label)
         s = fit[(fit["hardware"] == h) & (fit["model"] == m)].drop_duplicates("batch").sort_values("batch")
-        ax1.plot(s["batch"], s["speedup"], "o" + styles[h], color=mcolor[m], ms=4, lw=1.5)
+        ax1.plot(s["batch"], s["speedup"], "o" + styles[h], color=colour, ms=4, lw=1.5)
     _log2_axis(ax0, sorted(df["context"].unique()))
     ax0.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
     ax0.set_yscale("log", base=2)
@@ -417,7 +419,7 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
              "; ".join(f"{kind} ({', '.join(names)})" for kind, names in by_kind.items()))
     layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or layouts_of_rows(df)) or "TP 1"
     fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · {layout}, "
-                 f"{dtypes_text(meta, models)}, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
+                 f"{dtypes_text(meta, models)}, {_alpha_label(df['alpha'].iloc[0], meta)} · {engine_label(meta)}")
     return fig
 
 
@@ -434,7 +436,8 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     prefixes = sorted(df["shared_prefix_tokens"].unique())
     fig, axes = _plain_figure(2, min_panel_in=3.0, height=3.6, legend_in=1.8, width_ratios=[1, 1.7])  # room for a batch tick each
     ax0, ax1 = axes
-    color = {p: c for p, c in zip(prefixes, ["0.3", "tab:orange", "tab:blue", "tab:green"])}
+    color = {p: (["0.3", "tab:orange", "tab:blue", "tab:green"][i] if i < 4 else colormaps["tab10"](i))  # (qa472: a
+             for i, p in enumerate(prefixes)}  # fifth prefix's KeyError)
     caps = df.groupby("shared_prefix_tokens")["baseline_max_batch"].min()  # plain decoding's cap, as the finding says
     context = int(df["context"].iloc[0])
     names = [("no sharing" if p == 0 else f"{_ctx(p)} shared") for p in prefixes]
@@ -517,7 +520,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                  "where that pays), against drafting on the target; " if draft else ", against drafting on the target;\n")
                  + "each at its fastest k > 0 that fits\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, {drafter}, "
-                 + f"{_alpha_label(df['alpha'].iloc[0])}, context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))} · "  # qa275
+                 + f"{_alpha_label(df['alpha'].iloc[0], meta)}, context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))} · "  # qa275
                  + f"{dtypes_text(meta, list(dict.fromkeys(df['model'])))} · {engine_label(meta)}"
                  + "".join(f" · {_layout_label(v)}" for v in layouts_of_rows(df) if v != "tp 1")  # qa280: DP-attention 8 unsaid
                  + (" · batches that do not fit left out" if dropped else "")
@@ -607,7 +610,7 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
                 continue
             r = r.iloc[0]
             parts = ((r["ttft_s"], r["draft_ttft_s"], ANSWER_TOKENS / r["tokens_per_s_per_user"]) if k else
-                     (r["ttft_s"], 0.0, ANSWER_TOKENS / r["baseline_tokens_per_s_per_user"]))
+                     (r.get("baseline_ttft_s", r["ttft_s"]), 0.0, ANSWER_TOKENS / r["baseline_tokens_per_s_per_user"]))
             left = 0.0
             for part, colr, name in zip(parts, ("tab:gray", "tab:orange", "tab:blue" if k else "0.15"),
                                         ("prefill of the prompt (time to first token)", _drafter_prefill_label(fit),
