@@ -110,11 +110,12 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
         prompts = contexts if sc.prompt is None else np.full(contexts.shape, float(sc.prompt))  # a request's prompt
         spec_engine = speculating_engine(cfg.engine)  # (qa356: a cache off while speculating, priced on)
         drafting = rows & (df["k"].to_numpy() > 0)
-        for engine, part in ((cfg.engine, rows & ~drafting), (spec_engine, drafting)):
-            t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, engine, cfg.shared_prefix))
-            target[part] = np.broadcast_to(t, contexts.shape)[idx[part[rows]]]
-            if engine is cfg.engine:
-                plain[rows] = np.broadcast_to(t, contexts.shape)[idx]
+        plain_s = np.broadcast_to(np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, cfg.engine, cfg.shared_prefix)),
+                                  contexts.shape)
+        spec_s = plain_s if spec_engine is cfg.engine else np.broadcast_to(
+            np.atleast_1d(ttft_s(cfg.hw, cfg.model, prompts, cfg.dep, spec_engine, cfg.shared_prefix)), contexts.shape)
+        plain[rows] = plain_s[idx]
+        target[rows] = np.where(drafting[rows], spec_s[idx], plain_s[idx])
         d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, spec_engine,
                            prompts, cfg.shared_prefix)
         if d is not None:
