@@ -884,7 +884,7 @@ def check_plausible(table: pd.DataFrame, ideal_predicted, where: str, converted:
         if converted:  # rows not written yet: the result file and the field they came from (qa106: 'row 5')
             field = "mean_tpot_ms (read as step_time_s = it / 1000)" if timed[i] else "output_throughput"
             where, what = re.sub(r" \(result (\d+)\)$", r": result \1", str(r["source"])), field  # as convert's others (qa359)
-            hint = " (a unit slip in the result file?)"
+            hint = f" (a unit slip in the result file?{_read_at(r)})"
         else:
             where, what = f"{where}: row {r['row']}", "value"
         raise RooflineError(f"{where}: {what}: expected a measurement at most {IMPLAUSIBLE_SLOWER:g}x slower "
@@ -892,6 +892,17 @@ def check_plausible(table: pd.DataFrame, ideal_predicted, where: str, converted:
                             f"found {r['value']:.4g}, {how} it{hint}"
                             + (f"; {int(bad.sum()) - 1} more {'row' if bad.sum() == 2 else 'rows'} like it"
                                if bad.sum() > 1 else ""))  # (qa450: '1 more rows')
+
+
+def _read_at(row) -> str:
+    """What a converted row's bound is read at beside its own field: the requests in flight and how the result gave
+    them, and the tokens a request, over which prefills are spread (qa468: a duration in milliseconds made 0.0319 in
+    flight, or a short total_output_tokens 5 tokens a request, and only output_throughput or mean_tpot_ms was named)."""
+    conc = pd.to_numeric(pd.Series([row.get("concurrency")]), errors="coerce").iloc[0]
+    how = re.search(r"concurrency = ([^;]*)", str(row.get("notes", "")))
+    flight = (f"{conc:.4g} requests in flight ({how.group(1)})" if how else f"{conc:.4g} requests in flight"
+              ) if is_finite(conc) else f"{row.get('batch')} requests in flight (the batch)"
+    return f" the bound is read at {flight}, {row.get('output_len')} output tokens a request"
 
 
 def warn_engine_shadows(name: str | ServingEngine, profiles: tuple = ()) -> None:

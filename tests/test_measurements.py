@@ -442,6 +442,23 @@ def test_vllm_run_level_means_give_the_mean_in_flight_by_littles_law_where_no_re
     assert list(raw["concurrency"]) == ["32"] * 2 and "at most the client's cap" in raw["notes"][0]
 
 
+def test_an_implausible_converted_throughput_says_the_in_flight_and_lengths_its_bound_is_read_at(tmp_path):
+    """qa468: a duration written in milliseconds (0.03186 requests in flight by Little's law: 320 x (0.25 + 0.0112 x
+    511) / 60,000) or a total_output_tokens short by 100x (5 tokens a request) was refused naming output_throughput
+    only (the short one as mean_tpot_ms, its bound spreading 31 prefills over 5 tokens); the refusal now says what the
+    bound is read at, so the slipped field shows."""
+    closed = {**VLLM_RESULT, "mean_ttft_ms": 250.0}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**closed, "duration": 60_000.0}))
+    with pytest.raises(RooflineError, match=r"run\.json: result 1: output_throughput: .* the bound is read at 0\.03186 requests "
+                       r"in flight \(completed x \(mean_ttft_ms \+ mean_tpot_ms x \(output_len - 1\)\) / duration\), 512 output "
+                       r"tokens a request\)$"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    path.write_text(json.dumps({**VLLM_RESULT, "total_output_tokens": 1_600}))  # 5 tokens a request, no mean in flight
+    with pytest.raises(RooflineError, match=r"mean_tpot_ms .* the bound is read at 32 requests in flight \(the batch\), 5 output "):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+
+
 def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
     lines = [{"max_concurrency": c, "random_input_len": 1024, "random_output_len": 256, "completed": 100,
               "total_input_tokens": 102400, "total_output_tokens": 25600, "output_throughput": 100.0 * c,
@@ -1100,7 +1117,7 @@ def test_convert_says_a_speculative_method_without_a_recorded_acceptance_and_ref
     assert any("no result records an acceptance length" in str(w.message) for w in caught)
     path.write_text(json.dumps({**result, "mean_tpot_ms": 8300.0}))
     with pytest.raises(RooflineError, match=r"plain\.json: result 1: mean_tpot_ms \(read as step_time_s = it / 1000\): "
-                       r".* times slower than it \(a unit slip in the result file\?\)"):
+                       r".* times slower than it \(a unit slip in the result file\? the bound is read at 8 requests in flight \(the batch\), "):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
 
 
