@@ -114,6 +114,7 @@ from roofline.speculation import (
     alpha_from_tau,
     check_draft_vocab,
     drafter_prefill_stall_s,
+    drafter_warnings,
     speculative_metrics,
 )
 from roofline.units import PLAIN_NUMBER, format_count, is_finite
@@ -1435,7 +1436,22 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     check_plausible(prepared.table, ideal, "converted benchmark output", converted=True)
     _above_speculating_cap_warning(prepared.table, method, dp_attention, profiles)
     _refused_layout_warning(prepared, profiles)
+    _draft_model_warning(prepared)
     return raw
+
+
+def _draft_model_warning(prepared: RowSet) -> None:
+    """convert's warnings of a draft model that predict says of a point (speculation.drafter_warnings: one no smaller
+    than its target, one of another tokenizer; qa468: a 70B draft of an 8B target converted in silence), each once."""
+    said = set()
+    for g in prepared.groups:
+        if g.method != "draft" or g.draft is None:
+            continue
+        for line in drafter_warnings(g.method, g.model, g.draft, None):
+            if line not in said:
+                said.add(line)
+                source = str(prepared.table["source"].iloc[int(g.index[0])]).split(" (result ")[0]  # the file it came from
+                warn(f"{source}: {line}")
 
 
 def _refused_layout_warning(prepared: RowSet, profiles: tuple) -> None:

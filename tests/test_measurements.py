@@ -459,6 +459,21 @@ def test_an_implausible_converted_throughput_says_the_in_flight_and_lengths_its_
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
 
 
+def test_convert_warns_of_a_draft_model_no_smaller_than_its_target_as_predict_does(tmp_path):
+    """qa468: a draft model as large as its target (Llama 3.2 3B drafting for Llama 3.2 1B) was converted in silence,
+    where predict says a draft pass then costs a decode step or more; a draft of another tokenizer is said too."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6}))
+    with pytest.warns(RooflineWarning, match=r"run\.json: draft model llama-3\.2-3b \(3\.21B parameters\) is no smaller than "
+                                             r"its target llama-3\.2-1b \(1\.24B\)"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.2-1b", method="draft", k=3, draft="llama-3.2-3b")
+    with pytest.warns(RooflineWarning, match=r"run\.json: .*tokenizer"):
+        convert_benchmark(path, hardware="h100-sxm", model="qwen3-32b", method="draft", k=3, draft="llama-3.2-1b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a draft a tenth of its target with its tokenizer: nothing said
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="draft", k=3, draft="llama-3.2-1b")
+
+
 def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
     lines = [{"max_concurrency": c, "random_input_len": 1024, "random_output_len": 256, "completed": 100,
               "total_input_tokens": 102400, "total_output_tokens": 25600, "output_throughput": 100.0 * c,
