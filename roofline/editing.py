@@ -517,7 +517,7 @@ def _anchored(value, folder: Path, given: bool):
     return value
 
 
-def _dtype_keys_as_written(kind: str, pairs: list, doc) -> list:
+def _dtype_keys_as_written(kind: str, pairs: list, doc, where: str) -> list:
     """`pairs` with a hardware profile's `peak_flops.DTYPE` key spelt as the profile already spells that dtype (qa279:
     `peak_flops.BF16=900 TFLOP/s` beside `bf16:` was refused as bf16 given twice, where PROFILES.md says a dtype is read
     in any spelling)."""
@@ -530,6 +530,14 @@ def _dtype_keys_as_written(kind: str, pairs: list, doc) -> list:
     def canonical(key: str) -> str:
         return DTYPE_ALIASES.get(key.strip().lower().replace("-", "_"), key)
 
+    given = {}  # each dtype once, in whichever spellings (qa477: bf16=11 beside bfloat16=12 kept the last in silence)
+    for keys, _ in pairs:
+        if len(keys) == 2 and keys[0] == "peak_flops":
+            given.setdefault(canonical(keys[1]), []).append(keys[1])
+    twice = next((names for names in given.values() if len(names) > 1), None)
+    if twice is not None:
+        raise RooflineError(f"{where}: expected each field once, found peak_flops.{canonical(twice[0])} set {len(twice)} times "
+                            f"(as {' and '.join(f'peak_flops.{n}' for n in twice)})")
     out = []
     for keys, value in pairs:
         if len(keys) == 2 and keys[0] == "peak_flops" and keys[1] not in held:
@@ -1151,11 +1159,13 @@ def _sparse_peaks_held(spec, extra_dirs: tuple, where: str) -> None:
              "take dense FLOP/s")
 
 
-PAIRED_PEAKS = (("bf16", "fp16"), ("fp8", "int8"))  # dtypes whose peaks a datasheet gives alike (the same tensor cores)
+# dtypes whose peaks a datasheet gives alike (the same tensor cores; tf32 at the fp32 rate where a GeForce part's
+# datasheet quotes it so: rtx-4090's, qa477: a copy given fp32 126 TFLOP/s kept tf32 at 104.8, below it, unsaid)
+PAIRED_PEAKS = (("bf16", "fp16"), ("fp8", "int8"), ("fp32", "tf32"))
 
 
 def _paired_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
-    """A peak an edit set whose pair (PAIRED_PEAKS: bf16 and fp16, fp8 and int8) the profile had equal to it, left as it
+    """A peak an edit set whose pair (PAIRED_PEAKS: bf16 and fp16, fp8 and int8, fp32 and tf32) the profile had equal to it, left as it
     was, is said: a copy of H100 given a new device's bf16 and fp8 kept H100's fp16 and int8 (and int8 then took the
     general efficiency, not fp8's), in silence (qa311). `before`, `after`: the specs (None: the file did not read)."""
     from roofline.hardware import peak_unit
@@ -1339,7 +1349,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes
         keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
         doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
-    pairs = _dtype_keys_as_written(kind, _anchored_pairs(kind, parse_assignments(assignments, kind=kind), folder), doc)
+    pairs = _dtype_keys_as_written(kind, _anchored_pairs(kind, parse_assignments(assignments, kind=kind), folder), doc,
+                                   "--set")
     if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, *SHAPE_FREE_FIELDS) for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
@@ -1756,6 +1767,9 @@ def _restored_fields(kind: str, text: str, pairs: list, written: set[str], path:
     parent_data = _parent_data(kind, text, parent=parent_text) if parent_text is not None else None
     if parent_data is None:
         return set()
+    if kind == "hardware" and "family" not in parent_data and isinstance(parent_data.get("name"), str):
+        parent_data = {**parent_data, "family": parent_data["name"]}  # a device's family, unwritten, is its own name
+        # (qa477: family set back to the copy's rtx-5090 stayed listed as set by hand)
     parent, data = _leaves(parent_data), load_yaml_text(text, "the copy") or {}
     theirs = set(hand_set_fields(parent_text))
 
@@ -1779,7 +1793,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
     pairs = _anchored_pairs(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
-    pairs = _dtype_keys_as_written(kind, pairs, doc)
+    pairs = _dtype_keys_as_written(kind, pairs, doc, f"{GROUP[kind]} set")
     data = load_yaml_text(unix, str(path)) or {}
     leaves = _leaves(data)
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224), a

@@ -1659,8 +1659,11 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
     family = family_label(hw.engine_family)
     if not families or family in families or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") == "cpu":
         return ""  # a CPU, or a device the engine does not run on: engine_on_a_cpu says more
+    own = hw.engine_family == str(hw.name).lower()  # a copy takes its source's family (qa477: an RTX PRO 6000 made
+    # from rtx-5090 was said to be GeForce)
+    is_ = f"is {family}" if own else f"takes {hw.engine_family}'s engine family ({family})"
     return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
-            f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels"
+            f"and {role}{hw.name} {is_}: its kernel latency and efficiencies there come from other GPUs' kernels"
             f"{_kept_aside(engine)} (a fit with rows from such a device measures them)")
 
 

@@ -764,6 +764,8 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU,
     # Apple silicon (qa123), a TPU and Gaudi (qa253: a TPU called another GPU) are said by engine_on_a_cpu instead
     assert "rtx-5090 is NVIDIA GeForce Blackwell" in fitted_family_note(vllm, load_hardware("rtx-5090"))
+    pro = dataclasses.replace(load_hardware("rtx-5090"), name="rtx-pro-6000", family="rtx-5090")  # a copy (qa477: said
+    assert "rtx-pro-6000 takes rtx-5090's engine family (NVIDIA GeForce Blackwell):" in fitted_family_note(vllm, pro)  # GeForce)
     from roofline.serving import engine_on_a_cpu
 
     for name, what in (("tpu-v6e", "is a TPU: a serving engine runs there through another backend"),
