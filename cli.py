@@ -508,7 +508,8 @@ def models_import(
 
     given = [("--display-name", display_name), ("--published-params", published_params),
              ("--published-active", published_active_params), ("--source", source), ("--tokenizer", tokenizer)]
-    command = " ".join(["roofline models import", shlex.quote(config.name), "--name", shlex.quote(name),  # every option
+    command = " ".join(["roofline models import", shlex.quote(str(config)), "--name", shlex.quote(name),  # every option, the
+                        # config as given (qa477: its file name alone could not be run again from another folder)
                         *(f"{flag} {shlex.quote(f'{value:g}'.replace('e+0', 'e').replace('e+', 'e') if isinstance(value, float) else str(value))}"  # (qa403: the
                           for flag, value in given if value is not None)])  # folder and options were dropped)
     path, line = import_hf_config(config, name, dir_ if dir_ is not None else user_dir(), force,

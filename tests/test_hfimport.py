@@ -111,6 +111,20 @@ def test_a_decoder_whose_encoder_decoder_flag_is_false_as_text_is_imported():
     assert profile_from_hf_config({**TINY, "is_encoder_decoder": "false"}, "ok", "ok.json")["layers"] == TINY["num_hidden_layers"]
 
 
+@pytest.mark.slow
+def test_the_header_of_an_imported_profile_gives_the_config_as_the_command_named_it(roofline, tmp_path, monkeypatch):
+    """qa477: `models import /path/hf/config.json` was recorded as `models import config.json`, which cannot be run
+    again from another folder; the path is written as given."""
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, '
+                                                 '"num_attention_heads": 8, "intermediate_size": 128, "vocab_size": 1000}')
+    monkeypatch.chdir(tmp_path)
+    code, _, err = roofline("models", "import", "hf/config.json", "--name", "tiny", "--dir", tmp_path / "out")
+    assert code == 0, err
+    assert (tmp_path / "out" / "tiny.yaml").read_text().startswith(
+        "# tiny: made with `roofline models import hf/config.json --name tiny`")
+
+
 def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
     config = tmp_path / "config.json"
     config.write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, '
