@@ -587,6 +587,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         head_dim = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
     else:
         head_dim = _int(cfg, where, "head_dim", default=max(1, hidden // heads))
+        if cfg.get("head_dim") is None and hidden % heads:  # transformers' hidden // heads: said (qa477: 5120 / 48
+            warn(f"{where}: head_dim: not given, and hidden_size {hidden} is no whole number of its {heads} heads: "  # in silence)
+                 f"taken as {hidden} // {heads} = {head_dim}, as transformers does; give head_dim if the model says another")
     ffn = _int(cfg, where, "intermediate_size_mlp", "intermediate_size") if str(cfg["model_type"]).startswith("llama4") \
         else _int(cfg, where, "intermediate_size")
     tied = cfg.get("tie_word_embeddings", config.get("tie_word_embeddings", False))

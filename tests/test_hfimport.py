@@ -1,6 +1,7 @@
 """roofline.hfimport: a transformers config.json read into a model profile (attention groups, MLA, MoE layers, MTP)."""
 
 import re
+import warnings
 
 import pytest
 
@@ -123,6 +124,20 @@ def test_the_header_of_an_imported_profile_gives_the_config_as_the_command_named
     assert code == 0, err
     assert (tmp_path / "out" / "tiny.yaml").read_text().startswith(
         "# tiny: made with `roofline models import hf/config.json --name tiny`")
+
+
+def test_a_head_dim_left_out_where_heads_do_not_divide_the_hidden_size_is_said():
+    """qa477: hidden 5120 over 48 heads and no head_dim was written head_dim 106 (transformers' 5120 // 48) unsaid."""
+    from roofline.errors import RooflineWarning
+
+    cfg = {**TINY, "hidden_size": 5120, "num_attention_heads": 48, "num_key_value_heads": 8}
+    cfg.pop("head_dim", None)
+    with pytest.warns(RooflineWarning, match=r"c\.json: head_dim: not given, and hidden_size 5120 is no whole number of its "
+                                             r"48 heads: taken as 5120 // 48 = 106, as transformers does"):
+        assert profile_from_hf_config(cfg, "ok", "c.json")["head_dim"] == 106
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert profile_from_hf_config({**cfg, "head_dim": 128}, "ok", "c.json")["head_dim"] == 128
 
 
 def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
