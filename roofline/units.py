@@ -200,8 +200,11 @@ def parse_quantity(text: object, kind: str) -> float:
                 how = (f"divided by {hours:,}" if hours >= 1 else f"multiplied by {round(1 / hours):,}")
                 raise ValueError(f"a price an hour, like '{example}' (a price a {span} is one an hour once {how}: "
                                  f"{number / hours:.4g} USD/h)")
+        cased = sorted({u for u in table if u.lower() == unit.lower()})  # '96 gb', '19.6 tb/s' (qa477: the list alone)
+        cased = [u for u in cased if u in shown] or cased[:1]  # the spelling the list gives
         raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}'"
-                         + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "") + ")")  # (qa316)
+                         + ("; OP/s alike for integer dtypes: TOP/s" if kind == "flops_per_s" else "")  # (qa316)
+                         + (f"; units are read in their case: {' or '.join(repr(u) for u in cased)}?" if cased else "") + ")")
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in
     # `hw show --json`), and a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave
     # 1.9999999999999998e-05

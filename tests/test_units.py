@@ -152,6 +152,14 @@ def test_a_quantity_is_the_float_nearest_its_decimal_value():
             parse_quantity(text, "bytes_per_s")
 
 
+@pytest.mark.parametrize("written, kind, meant", [("96 gb", "bytes", "'GB'"), ("19.6 tb/s", "bytes_per_s", "'TB/s'"),
+                                                   ("2 pflop/s", "flops_per_s", "'PFLOP/s'"), ("2 US", "seconds", "'us'")])
+def test_a_unit_in_another_case_is_told_the_case_it_is_read_in(written, kind, meant):
+    """qa477: '96 gb' and '19.6 tb/s' got the list of units alone, the case that made them unknown unsaid."""
+    with pytest.raises(ValueError, match=rf"; units are read in their case: {re.escape(meant)}\?\)$"):
+        parse_quantity(written, kind)
+
+
 def test_a_refused_unit_lists_one_spelling_a_size_and_a_qualifier_after_it_is_named():
     """qa311: `peak_flops.fp8=4.8 PFLOP/s sparse` got 'a unit among EFLOP/S, EFLOP/s, ... PFLOP/S ...', an alphabetical
     cut hiding TFLOP/s and saying nothing of the qualifier; `=1.2e15` was said as found 1200000000000000.0."""
