@@ -1147,14 +1147,19 @@ def _wrap_panel_title(fig: Figure, title: str) -> str:
 
 
 def _wrap_parts(title: str, chars: int) -> str:
-    """`title` wrapped to `chars` a line, between its comma-separated parts where it can."""
+    """`title` wrapped to `chars` a line, between its comma-separated parts where it can; a part longer than a line
+    is wrapped between its words, and the next part goes on after its last line where that fits (qa477: 'NVIDIA RTX
+    PRO 6000 Blackwell Server / Edition, / context 4k', a short line between two)."""
     lines = []
     for line in title.split("\n"):
         rows = [""]
         for part in line.split(", "):
             joined = f"{rows[-1]}, {part}" if rows[-1] else part
-            rows[-1:] = [joined] if len(joined) <= chars or not rows[-1] else [rows[-1] + ",", part]
-        lines += [textwrap.fill(row, chars + 1, break_on_hyphens=False) for row in rows]  # + 1: the comma ending a row
+            if len(joined) <= chars or not rows[-1]:
+                rows[-1:] = textwrap.wrap(joined, chars + 1, break_on_hyphens=False) or [""]  # + 1: a row's comma
+            else:
+                rows[-1:] = [rows[-1] + ",", *(textwrap.wrap(part, chars + 1, break_on_hyphens=False) or [""])]
+        lines += rows
     return "\n".join(lines)
 
 

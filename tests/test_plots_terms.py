@@ -109,3 +109,13 @@ def test_a_no_fit_cell_says_it_half_a_point_below_the_speedups_type():
     (ax,) = _panel_axes(_figure("speedup_heatmap", df, ops, META))
     sizes = {t.get_text(): t.get_fontsize() for t in ax.texts}
     assert sizes.pop("no fit") == plots.CELL_TEXT_MAX_PT - 0.5 and set(sizes.values()) == {plots.CELL_TEXT_MAX_PT}, sizes
+
+
+def test_a_panel_title_part_longer_than_a_line_lets_the_next_part_follow_its_last_line():
+    """qa477: 'NVIDIA RTX PRO 6000 Blackwell Server / Edition, / context 4k': a short line between two."""
+    from roofline.plots import _wrap_parts
+
+    assert _wrap_parts("NVIDIA RTX PRO 6000 Blackwell Server Edition, context 4k", 37) == \
+        "NVIDIA RTX PRO 6000 Blackwell Server\nEdition, context 4k"
+    assert _wrap_parts("H100 SXM, tp 8, context 4k, engine vllm", 20) == "H100 SXM, tp 8,\ncontext 4k,\nengine vllm"
+    assert _wrap_parts("a, b\nc", 20) == "a, b\nc"
