@@ -2585,8 +2585,9 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     rows += _reference_points(tuple((hw, ref, for_engine(dep, e, ref), e) for e in on),
                               f"{model_name} decoding on {dep.devices} x {hw.name} ({describe_layout(tp, dp_attention, ep, pp)}, "
                               "native precision):")
-    from roofline.serving import engine_layout_note
+    from roofline.serving import engine_refusals
 
-    # a layout an engine runs no setup of, as predict says it (qa370: the diff gave its figures unsaid)
-    notes = [f"note: {n}" for n in dict.fromkeys(engine_layout_note(e, ref, dep) for e in on) if n]
+    # a device, layout or shard an engine runs no setup of, as predict says it (qa370: the diff gave a layout's figures
+    # unsaid; qa479: trtllm's on an MI300X, sglang's of a dense model under attention DP)
+    notes = [f"note: {n}" for n in dict.fromkeys(n for e in on for n in engine_refusals(e, hw, ref, for_engine(dep, e, ref)))]
     return "\n".join([*side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows), *notes])

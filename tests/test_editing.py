@@ -2806,6 +2806,13 @@ def test_engines_diff_takes_a_layout_and_each_engines_own_layout_of_the_model_as
     code, out, _ = roofline("engines", "diff", "vllm-v0", "trtllm", "--hardware", "h200", "--model", "deepseek-v3",
                             "--dp-attention", "8", "--ep", "8")  # a layout one of them runs no setup of: said (qa370)
     assert code == 0 and out.rstrip().splitlines()[-1].startswith("note: dp_attention 8 under vllm-v0: it has no attention data parallelism")
+    # a device and a dense model's attention DP no setup runs, as predict says them (qa479: their figures unsaid)
+    code, out, _ = roofline("engines", "diff", "vllm", "trtllm", "--hardware", "mi300x", "--model", "deepseek-v3", "--tp", "8",
+                            "--ep", "8")
+    assert code == 0 and out.rstrip().splitlines()[-1].startswith("note: engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only")
+    code, out, _ = roofline("engines", "diff", "vllm", "sglang", "--model", "llama-3.1-70b", "--tp", "1", "--dp-attention", "8")
+    assert code == 0 and ("note: llama-3.1-70b with dp_attention 8 under sglang: its dp_attention_stage_split is SGLang's "
+                          "DeepSeek-style layout") in out
     code, _, err = roofline("engines", "diff", "vllm", "sglang", "--ep", "3")
     assert code == 2 and err.startswith("error: ") and "--ep: expected 1 for a dense model" in err and len(err.splitlines()) == 1
 
