@@ -59,7 +59,8 @@ def predict_table(point: dict) -> str:
            + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
            if p["bound"] == "memory" and _memory_time_s(p) < BYTES_SHARE_SAID * p["step_time_s"] else _step_aside(p) + ")"),
-        f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
+        f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device"
+        + (f"; no {p['engine']} setup runs it" if p.get("engine_refuses") else "") + ")",  # (qa479: untagged beside per user)
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}"
         + ("   (not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else "")  # (qa377: quoted bare)
         + (f"   (no {p['engine']} setup runs it: the warning that says so tells why)" if p.get("engine_refuses") else ""),
@@ -206,7 +207,8 @@ def predict_table(point: dict) -> str:
             f"    verify pass        {_verify_text(spec, p)}",
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}   ({_rate(spec['tokens_per_s_per_device'])} per device"
-            + (", the drafter's included)" if spec.get("drafter_device_max_batch") is not None else ")"),
+            + (", the drafter's included" if spec.get("drafter_device_max_batch") is not None else "")
+            + (f"; no {p['engine']} setup runs it" if spec.get("engine_refuses") or p.get("engine_refuses") else "") + ")",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}" + (_unreachable_text(spec, p) if (
                 spec.get("engine_refuses") or p.get("engine_refuses")) else ""),  # (qa381: untagged beside its speedup)
             f"    speedup            {_speedup_text(spec['speedup'])}" + _unreachable_text(spec, p),
@@ -228,7 +230,8 @@ def predict_table(point: dict) -> str:
                + f", each user at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s after its first token"
                + ")" + _unreachable_text(spec, p)]
               if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
-            f"    best k here        {_best_k_text(spec)}",
+            f"    best k here        {(best := _best_k_text(spec))}"
+            + ("" if "no setup of the engine runs it" in best else _refused_tag(spec, p)),  # (qa479: untagged)
             f"    break-even batch   {_break_even_value(be, spec)}"
             f" at k {spec['k']}" + (" (nothing drafted)" if spec["k"] == 0 else "")  # qa286: a number read as where it
             # stops paying, where memory stops the search first; qa317: 'none at k 0' read as never paying
@@ -242,7 +245,7 @@ def predict_table(point: dict) -> str:
                if be is None and spec.get("max_batch") == 0 else
                ": speculation pays at no batch that fits"  # qa378: "none" said no why
                if be is None and spec["k"] > 0 else "")
-            + _capped_break_even_text(be, p),
+            + _capped_break_even_text(be, p) + _refused_tag(spec, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
                + {True: " (each of them)", False: " (the first and the last that lose; some between them pay)"}.get(
@@ -250,7 +253,7 @@ def predict_table(point: dict) -> str:
                + f": the curve {_dip_shape(gap)}"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             # after the break-even's own dip (qa461: 'below it' read as the longer-paying k's, which paid there)
-            *([f"    pays longest       {text}"] if (text := _pays_longest_text(spec, p)) else []),
+            *([f"    pays longest       {text}" + _refused_tag(spec, p)] if (text := _pays_longest_text(spec, p)) else []),
             *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
                if spec["method"] == "ngram" else
                f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}"
@@ -358,6 +361,12 @@ def _pipeline_text(p: dict) -> str:
              if memory == busiest else
              f"memory set by stage {memory} of {n} (its weights and KV cache shown), the operators the busiest's, stage {busiest}")
     return f"  pipeline stages      {' / '.join(str(c) for c in pipe['stage_layers'])} layers ({split}); {which}"
+
+
+def _refused_tag(spec: dict, p: dict) -> str:
+    """'  (no ENGINE setup runs it)' beside a speculative finding (best k, break-even) of a point no setup of its engine
+    runs, '' otherwise."""
+    return f"  (no {p['engine']} setup runs it)" if spec.get("engine_refuses") or p.get("engine_refuses") else ""
 
 
 def _unreachable_text(spec: dict, p: dict) -> str:

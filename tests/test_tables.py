@@ -1467,3 +1467,18 @@ def test_the_verify_experts_line_under_pp_says_its_tokens_are_a_micro_batchs():
     assert "64.0 token-expert pairs of 8 tokens a micro-batch, B / min(B, pp) sequences x q;" in line, line
     flat = roofline.predict("h200", "qwen3-235b-a22b", 4, 1024, tp=8, method="eagle", k=3, alpha=0.8, engine="ideal")
     assert "micro-batch" not in next(x for x in predict_table(flat).splitlines() if x.strip().startswith("experts a layer"))
+
+
+@pytest.mark.slow
+def test_a_point_its_engine_refuses_tags_its_throughput_best_k_and_break_even_too():
+    """qa479: a Medusa point under trtllm (no Medusa drafter) tagged its speedup, per-user rate and cost but printed
+    its batch throughput, best k and break-even batch bare."""
+    from roofline.api import predict
+
+    p = predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=8, engine="trtllm", method="medusa", k=3, alpha=0.6)
+    lines = predict_table(p).splitlines()
+    spec = lines[next(i for i, x in enumerate(lines) if x.startswith("  speculation: medusa")):]
+    for label in ("tokens/s (batch)", "best k here", "break-even batch"):
+        assert "no trtllm setup runs it" in next(x for x in spec if x.strip().startswith(label)), label
+    plain = predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=8, engine="trtllm", method="eagle", k=3)
+    assert not any("setup runs it" in x for x in predict_table(plain).splitlines())
