@@ -357,12 +357,15 @@ class ServingEngine:
             kernels_per_layer[o]  (kernels_per_layer_mla[o] where the model's attention is MLA and the entry exists;
                                    DEFAULT_KERNELS[o] where neither names o, else 0)
             + quant_kernels_per_gemm * QUANTISED_GEMMS[o]   when the operator's weights compute in fp8 / fp4 / int8
-                                                            (QUANTISED_GEMMS_MLA under MLA: its qkv_proj is two GEMMs,
-                                                             the down- and up-projections)
+                                                            and it launches kernels of its own (QUANTISED_GEMMS_MLA
+                                                            under MLA: its qkv_proj is two GEMMs, the down- and
+                                                            up-projections); an operator of 0 kernels runs inside
+                                                            another's (SGLang's shared experts as a 257th routed
+                                                            expert), whose quantised input it takes (qa479)
         """
         counts = self.kernels_per_layer_mla if mla and operator in self.kernels_per_layer_mla else self.kernels_per_layer
         n = float(counts.get(operator, DEFAULT_KERNELS.get(operator, 0)))
-        if quantised:
+        if quantised and n > 0:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
 
