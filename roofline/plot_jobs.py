@@ -481,7 +481,10 @@ def _locate(table: Path) -> Path:
                                f"{', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
     if not table.is_file():
         raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there "
-                            f"(`roofline sweep SCENARIO --out {table}` writes one)")  # qa459: a README block run out of order
+                            + (f"(`roofline sweep SCENARIO --out {table.parent}` writes it)" if table.name in ("results.csv", "results.parquet") else
+                               "(`roofline sweep SCENARIO --out DIR` writes DIR/results.csv)"  # (qa476: told to make a
+                               if table.suffix in (".csv", ".parquet") else  # folder named res.csv)
+                               f"(`roofline sweep SCENARIO --out {table}` writes one)"))  # qa459: a README block run out of order
     if table.suffix not in (".csv", ".parquet"):
         raise RooflineError(f"{table}: expected a .csv or .parquet results table, found a {table.suffix or 'suffix-less'} file")
     return table
@@ -615,11 +618,12 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():
+            held = (sorted(values.astype(str).unique(), key=lambda v: (len(v), v))
+                    if not pd.api.types.is_numeric_dtype(values) else  # numbers in their order (qa122)
+                    [str(x) for x in sorted(values.dropna().unique().tolist())]  # as typed back
+                    + (["nan"] if values.isna().any() else []))
             there = ", ".join(v if v else ("'' (on the target: or none, co-located)" if column == "draft_hardware" else "''")
-                              for v in (sorted(values.astype(str).unique(), key=lambda v: (len(v), v))
-                                        if not pd.api.types.is_numeric_dtype(values) else  # numbers in their order (qa122)
-                                        [str(x) for x in sorted(values.dropna().unique().tolist())]  # as typed back
-                                        + (["nan"] if values.isna().any() else []))[:12])
+                              for v in held[:12]) + (f", ... ({len(held)} in all)" if len(held) > 12 else "")  # (qa476)
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
             empty = values.isna() | (values.astype(str).isin(["", "nan"]))
             rates = (": alpha is empty where per-position rates, a tree or a method's published rates stand for it "
