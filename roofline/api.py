@@ -977,7 +977,7 @@ def predict(
             f"(roofline engines new NAME --from {eng.name} --set '{field}={example}')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
-        out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
+        out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch:,}: {idle} of the {dep.dp_attention} attention "
                                f"groups {'has' if idle == 1 else 'have'} no sequence to decode, and {'its' if idle == 1 else 'their'} devices idle "
                                "through attention; "
                                f"DP-attention needs a batch of at least {dep.dp_attention}")
@@ -1010,9 +1010,10 @@ def predict(
         if speculates(method, k) and mismatch:  # no engine runs it (qa380: priced bare)
             out["spec"]["engine_refuses"] += [w for w in out["warnings"] if mismatch in w][:1] or [mismatch]
         if not speculates(method, k) and out["spec"]["best_k"]:
-            out["spec"]["engine_refuses"] = [w.replace("this point", f"the best k ({out['spec']['best_k']}) named here", 1)
-                                             for w in speculation_engine_notes(eng, method, 1, dep)]  # not its cap
-            out["warnings"] += out["spec"]["engine_refuses"]
+            named = [w.replace("this point", f"the best k ({out['spec']['best_k']}) named here", 1)
+                     for w in speculation_engine_notes(eng, method, 1, dep)]  # not its cap
+            out["spec"]["engine_refuses"] = refused + named  # a layout plain decoding shares, then the method's own (qa475:
+            out["warnings"] += named  # the layout's dropped at k 0)
             out["spec"]["engine_refuses"] += [w for w in out["warnings"] if mismatch and mismatch in w][:1]  # its drafter's
             # tokenizer, which the best k named would draft with (qa381's note: at k 0, unsaid among them)
         if target.moe is not None and speculates(method, k):  # the verify pass's q = k + 1 (a tree's nodes + 1) tokens a
@@ -1033,7 +1034,9 @@ def predict(
         one_alpha = alpha is not None and acceptance is None and tree_nodes is None
         past_rates = (acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
                       and not short_rates)
-        if best_k and speculates(method, k) and (measured or (best_k > k and (one_alpha or past_rates))):  # best k 0: nothing to measure
+        # best k 0: nothing to measure; at k 0 the best k named is the search's over the rates given (qa475: its
+        # caveats said at k 2, not at k 0)
+        if best_k and method != "none" and (measured or (best_k > k and (one_alpha or past_rates))):
             taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g}, at every draft position"
                      if acceptance_length is not None else f"alpha {alpha:g} at every draft position" if one_alpha else
                      (f"the last of the {len(acceptance)} rates given" if len(acceptance) > 1 else "the one rate given")
@@ -1047,7 +1050,7 @@ def predict(
             out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
                                    f"{effect}: {remedy}")
         if speculates(method, k) and optimistic(batch, eng.name) and deployable:
-            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{optimistic_found_for(eng)} "
+            out["warnings"].append(f"batch {batch:,} under {eng.name}: {OPTIMISTIC}{optimistic_found_for(eng)} "
                                    "(docs/ACCURACY.md), so read this speedup as an upper estimate")
         out["warnings"] += break_even_notes(out["spec"], eng, batch) if deployable else []
         cap, be = out.get("sequence_cap"), out["spec"].get("break_even_batch")
@@ -1091,7 +1094,8 @@ def predict(
                 if tree_nodes is not None else  # qa345: said to serve a search a tree never gets
                 "the acceptance given (alpha or rates) serves only the best-k search"))  # qa288: said unused beside
             # the best k it moved
-        if acceptance is not None and speculates(method, k):  # every rate given: best k reads past k (qa138)
+        if acceptance is not None and (speculates(method, k) or out["spec"]["best_k"]):  # every rate given: best k reads
+            # past k (qa138), at k 0 too where it names one (qa475)
             out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name, draft_vocab)] if note]
