@@ -2065,8 +2065,11 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine (report.py draws main_engine(df)): the finding's too (qa146)
     mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
     runs = loadable(mine, tuple((meta or {}).get("profiles") or ()), meta)
+    others = _others_left_out(df, engine, meta)
     if len(runs) == len(mine):
-        return _generic(df, ops, meta)
+        found = _generic(df, ops, meta)
+        return replace(found, text=found.text + f" (The cheapest figure leaves out {others} at a layout, on a device or "
+                       "with a draft model that engine does not run: the sweep's warnings say which.)") if others else found
     if runs.empty:  # qa146: every row refused, the finding headlined a layout no setup runs, in silence
         found = _generic(df, ops, meta)
         if len(plain_runnable(mine, tuple((meta or {}).get("profiles") or ()))) == len(mine):  # speculation alone refused
@@ -2080,7 +2083,28 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     rest = df[df["engine"].astype(str) != engine] if "engine" in df else df.iloc[0:0]
     found = _generic(pd.concat([runs, rest]), ops, meta)  # its rows first: still the main engine
     return replace(found, text=found.text + f" ({len(mine) - len(runs):,} rows of engine {engine} at a layout, on a "
-                   "device or with a draft model it does not run are left out: the sweep's warnings say which.)")
+                   "device or with a draft model it does not run are left out"
+                   + (f"; the cheapest figure leaves out such rows of other engines too, {others}" if others else "")
+                   + ": the sweep's warnings say which.)")
+
+
+def _others_left_out(df: pd.DataFrame, engine: str, meta: dict) -> str:
+    """'18 rows of engine trtllm' (and of each other engine): those at a layout, on a device or with a draft model that
+    engine does not run, which the cheapest figure (frontier.loadable) leaves out beside the finding's own engine's
+    (qa479: said of vllm alone, trtllm's tp 2 / dp 4 rows left out unsaid), '' where none."""
+    from roofline.frontier import loadable
+
+    if "engine" not in df:
+        return ""
+    counts = []
+    for other in dict.fromkeys(df["engine"].astype(str)):
+        if other == engine:
+            continue
+        theirs = df[df["engine"].astype(str) == other]
+        n = len(theirs) - len(loadable(theirs, tuple((meta or {}).get("profiles") or ()), meta))
+        if n:
+            counts.append(f"{n:,} row{'s' if n != 1 else ''} of engine {other}")
+    return _list(counts)
 
 
 def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:

@@ -2450,3 +2450,19 @@ def test_batching_alone_is_not_said_to_win_from_a_batch_above_which_speculation_
     assert best[1] < 1 and best[16] < 1 and (best[[64, 128, 200]] > 1).all()  # the case: a dip at small batches
     assert "batching alone wins at batch 1 and 16, speculation paying again above (from batch 64)." in f.text, f.text
     assert "wins from batch" not in f.text
+
+
+@pytest.mark.slow
+def test_the_generic_finding_says_the_rows_of_other_engines_its_cheapest_figure_leaves_out(tmp_path):
+    """qa479: the cheapest figure left out trtllm's tp 2 / dp-attention 4 rows (no TensorRT-LLM setup runs attention DP
+    beside tp > 1) where the sentence named vllm's left-out rows alone, or said nothing where vllm's all ran."""
+    from roofline.findings import generic
+
+    r, _ = _run_text(tmp_path, "name: gen-engines\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\nengine: [vllm, trtllm]\n"
+                     "layouts: [{tp: 8, ep: 8}, {tp: 2, dp_attention: 4, ep: 8}]\n"
+                     "axes:\n  batch: [1, 32]\n  context: [4096]\n  k: [0, 1]\n  alpha: [0.8]\n", answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    refused = r.df[(r.df["engine"] == "trtllm") & (r.df["tp"] == 2)]
+    assert len(refused) == 4
+    assert "(The cheapest figure leaves out 4 rows of engine trtllm at a layout, on a device or with a draft model that " \
+           "engine does not run: the sweep's warnings say which.)" in text
