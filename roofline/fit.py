@@ -84,7 +84,7 @@ from roofline.serving import (
     load_engine,
     model_class,
 )
-from roofline.units import format_count, format_seconds
+from roofline.units import format_count, format_seconds, spoken_list
 from roofline.yamlio import read_text as _read_text
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
@@ -968,6 +968,10 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         kept = set(fit.get("kept", {}))
         loose = {row["parameter"] for row in fit["parameters"] if not row["fixed"] and not row["determined"]} - kept  # qa310:
         # listed as fitted, where they held their start values
+        # an undetermined value the rows still pulled, within the prior, off its start (qa478: overlap_exponent 3.299
+        # written as 'held at its sourced start value' 3)
+        drifted = [f"{row['parameter']} to {row['fitted']:.4g} from {row['start']:.4g}" for row in fit["parameters"]
+                   if row["parameter"] in loose and not math.isclose(row["fitted"], row["start"], rel_tol=1e-6, abs_tol=1e-9)]
         inherited = kept & set((base.fitted or {}).get("kept_from_earlier_fit") or ())  # base kept them too (qa468:
         # said as determined by base's own fit, whose rows could not determine them)
         doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed | loose | kept)}: fitted by `roofline "
@@ -980,8 +984,11 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
                                           + " (fitted.kept_from_earlier_fit; fitted.fitted_on says where). "
                                           for keys, own in ((kept - inherited, True), (inherited, False)) if keys)
                                 + (f"{', '.join(p.key for p in PARAMETERS if p.key in loose)}: no row determined "
-                                   f"{'them' if len(loose) > 1 else 'it'}: held at {'their' if len(loose) > 1 else 'its'} "
-                                   f"sourced start value{'s' if len(loose) > 1 else ''} (the `fitted:` block's start). "
+                                   f"{'them' if len(loose) > 1 else 'it'}: held {'near' if drifted else 'at'} "
+                                   f"{'their' if len(loose) > 1 else 'its'} sourced start value{'s' if len(loose) > 1 else ''} "
+                                   f"(the `fitted:` block's start)"
+                                   + (f" by the fit's prior, the rows' pull below what determines a value moving "
+                                      f"{spoken_list(drifted)}" if drifted else "") + ". "
                                    if loose else "")
                                 + (f"{', '.join(sorted(fixed))}: held at {'their' if len(fixed) > 1 else 'its'} sourced start "
                                    f"value{'s' if len(fixed) > 1 else ''} (--fix). " if fixed else "")
