@@ -38,6 +38,7 @@ from roofline.serving import (
     OPTIMISTIC,
     OPTIMISTIC_BATCH,
     PREFILL_SHARE_QUEUES,
+    drafting_word,
     engine_layout_note,
     for_engine,
     optimistic,
@@ -282,7 +283,7 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
         if row["method"] in engine.speculation_refused_with_dp_attention and dp > 1:
             out.append({**base, "dp_attention": dp, "speculative_only": True,
                         "note": f"{row['method']} speculation under {row['engine']} at dp_attention {dp} "
-                                f"(it refuses {row['method']} drafting under attention DP)"})
+                                f"(it refuses {drafting_word(str(row['method']))} drafting under attention DP)"})
         if engine.speculation_refused_with_pp and pp > 1:
             out.append({**base, "pp": pp, "speculative_only": True,
                         "note": f"{row['method']} speculation under {row['engine']} at pp {pp} "

@@ -722,6 +722,11 @@ def speculation_caveat_note(engine: ServingEngine, method: str) -> str:
             + f": {caveat} (its profile's speculation_caveats)") if caveat else ""
 
 
+def drafting_word(method: str) -> str:
+    """The method as 'X drafting' says it: 'draft-model' for a draft model (qa479: 'draft drafting'), else its name."""
+    return "draft-model" if method == "draft" else method
+
+
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
     """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it
     has no drafter for (speculation_refused: SGLang's SpeculativeAlgorithm has no Medusa), a method it
@@ -738,7 +743,7 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
     # engine flow runs Medusa, the PyTorch backend the profile describes does not
     if method in engine.speculation_refused_with_dp_attention and dep.dp_attention > 1:
         notes.append(f"{method} speculation with dp_attention {dep.dp_attention} under {engine.name}: the engine refuses "
-                     f"{method} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "
+                     f"{drafting_word(method)} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "
                      "setup runs this point")
     if engine.speculation_refused_with_pp and dep.pp > 1:
         notes.append(f"{method} speculation with pp {dep.pp} under {engine.name}: the engine refuses speculative decoding "

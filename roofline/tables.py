@@ -14,6 +14,7 @@ from roofline.serving import (
     MOE_DISPATCH,
     OPTIMISTIC_BATCH,
     PP_REMAINDERS,
+    drafting_word,
     family_of,
     optimistic,
     shares_text,
@@ -1360,7 +1361,7 @@ def engine_table(e) -> str:
             if e.max_running_requests_speculating is not None else "",
             f"no {' or '.join(e.speculation_refused)} drafting (speculation_refused: warned, left out by cheapest and the report)"
             if e.speculation_refused else "",
-            f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
+            f"no {' or '.join(map(drafting_word, e.speculation_refused_with_dp_attention))} drafting under attention DP "
             "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",
             "no speculation at pp > 1 (speculation_refused_with_pp: warned, left out by cheapest)"
             if e.speculation_refused_with_pp else "",

@@ -620,7 +620,7 @@ def test_engines_show_says_what_an_engine_runs_while_speculating():
     from roofline.tables import engine_table
 
     sglang = next(line for line in engine_table(load_engine("sglang")).splitlines() if "while speculating" in line)
-    assert "at most 48 sequences at once, its own cap left as it is" in sglang and "no draft or ngram drafting under attention DP" in sglang
+    assert "at most 48 sequences at once, its own cap left as it is" in sglang and "no draft-model or ngram drafting under attention DP" in sglang
     assert "no speculation at pp > 1" in sglang
     vllm = next(line for line in engine_table(load_engine("vllm")).splitlines() if "while speculating" in line)
     assert "no speculation at pp > 1" in vllm and "48" not in vllm  # qa229
