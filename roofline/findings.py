@@ -645,7 +645,10 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
     and KV dtype, at long contexts: the table is at the sweep's first context, where each query's own activations
     (q x the attention's bytes a query, a) weigh beside the cache's reads (K), so K is taken out of the two passes:
 
-        a = (bytes_verify - bytes_decode) / (q - 1)      K = bytes_decode - a      intensity = FLOPs / K
+        a = (bytes_verify - bytes_decode) / (q - 1)      K = bytes_decode - a      intensity = FLOPs x S / (E x K)
+
+    (S the context, the entries K holds; E the entries a query reads, S + 1 in a decode step, S + (q + 1) / 2 in a
+    verify pass)
         ridge = the attention's compute ceiling / its memory ceiling
 
     MLA's absorbed attention does about 2 (576 + 512) FLOP per latent-cache entry and head of a device for each query, 576
@@ -668,7 +671,14 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
     width = last["q"].astype(float)
     cache_bytes = decode["bytes"] - (last["bytes"] - decode["bytes"]) / (width - 1.0)  # K: the cache's reads alone
     cache_bytes = cache_bytes.where(cache_bytes > 0, last["bytes"])
-    last = last.assign(intensity=last["flops"] / cache_bytes, decode_intensity=decode["flops"] / cache_bytes,
+    # K holds the S entries cached before the pass; its FLOPs read S + 1 (a decode step) and S + (q + 1) / 2 a query
+    # (a verify pass's causal mean, Model.mean_entries_read): each read per entry, as long contexts tend to (qa481:
+    # 243 and 486 FLOP/B said at a 256-token context, where the limit is 242 and 484)
+    s = last["context"].astype(float) if "context" in last else None
+    per_entry_v = 1.0 if s is None else s / (s + (width + 1.0) / 2.0)
+    per_entry_d = 1.0 if s is None else s / (s + 1.0)
+    last = last.assign(intensity=last["flops"] * per_entry_v / cache_bytes,
+                       decode_intensity=decode["flops"] * per_entry_d / cache_bytes,
                        ridge=last["compute_ceiling_flops_per_s"] / last["memory_ceiling_bytes_per_s"]).reset_index()
     last = last[np.isfinite(last["intensity"]) & np.isfinite(last["decode_intensity"])]
     if not len(last):

@@ -139,3 +139,20 @@ def test_the_generic_findings_context_rule_says_whether_it_holds_for_an_mla_mode
         warnings.simplefilter("ignore")
         df, ops, meta = _sweep({**data, "model": "deepseek-v3", "method": "mtp"}, "x", ())
     assert CONTEXT_RULE not in finding("x", df, ops, meta).text  # its own gain falls: no rule, no sentence on it
+
+
+@pytest.mark.slow
+def test_the_intensities_are_per_entry_read_as_long_contexts_tend_to():
+    """qa481: at a 256-token context the sentence said 243 and 486 FLOP/B where a student's hand count gives 241.8 and
+    483.6: 2 x (576 + 512) FLOP an entry and head over 1,152 B an entry of a bf16 latent cache, x 128 heads under
+    attention DP, x 2 queries in a verify pass of k = 1. The FLOPs read S + 1 entries (S + 1.5 a verify query), the
+    cache bytes S: each is taken per entry."""
+    from roofline.grid import load_configs, operator_table
+    from roofline.scenario import scenario_from_dict
+
+    sc = scenario_from_dict({"name": "t", "hardware": "h200", "model": "deepseek-v3", "method": "mtp", "engine": "ideal",
+                             "layouts": [{"dp_attention": 8, "ep": 8}],
+                             "axes": {"batch": [96], "context": [256], "k": [1], "alpha": [0.8]}}, "t")
+    text = mla_attention_text("deepseek-v3", operator_table(sc, load_configs(sc)), META)
+    assert "its attention does 242 FLOP/B in a decode step" in text, text
+    assert "in a verify pass of 2 tokens a sequence, whose queries share each read of the cache, 484 FLOP/B" in text, text
