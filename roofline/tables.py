@@ -523,7 +523,19 @@ def _needed_of_usable(p: dict) -> str:
     digits = 3
     while digits < 8 and format_si(needed, "B", digits) == format_si(usable, "B", digits) and needed != usable:
         digits += 1
-    return f"{format_si(needed, 'B', digits)} of {format_si(usable, 'B', digits)}"
+    a, b = format_si(needed, "B", digits), format_si(usable, "B", digits)
+    return f"{_same_decimals(a, b)} of {_same_decimals(b, a)}"
+
+
+def _same_decimals(text: str, other: str) -> str:
+    """'77 GB' as '77.0 GB' beside '77.1 GB' (qa481: 'NO (77.1 GB of 77 GB usable', the warning's '77.0 GB'): the
+    decimals `other` shows, where both are in one unit and `text` rounded to fewer."""
+    (num, unit), (other_num, other_unit) = text.split(" ", 1), other.split(" ", 1)
+    want = len(other_num.partition(".")[2])
+    have = len(num.partition(".")[2])
+    if unit != other_unit or have >= want:
+        return text
+    return f"{num}{'' if '.' in num else '.'}{'0' * (want - have)} {unit}"
 
 
 def _above_their_ridges(p: dict, cb: dict) -> str:

@@ -1482,3 +1482,13 @@ def test_a_point_its_engine_refuses_tags_its_throughput_best_k_and_break_even_to
         assert "no trtllm setup runs it" in next(x for x in spec if x.strip().startswith(label)), label
     plain = predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=8, engine="trtllm", method="eagle", k=3)
     assert not any("setup runs it" in x for x in predict_table(plain).splitlines())
+
+
+def test_memory_needed_and_usable_are_said_to_the_same_decimals():
+    """qa481: 'NO (77.1 GB of 77 GB usable' beside the warning's '77.0 GB'."""
+    from roofline.tables import _needed_of_usable
+
+    assert _needed_of_usable({"memory_needed_bytes": 77.1e9, "usable_memory_bytes": 77.0e9}) == "77.1 GB of 77.0 GB"
+    assert _needed_of_usable({"memory_needed_bytes": 17.1e9, "usable_memory_bytes": 73.6e9}) == "17.1 GB of 73.6 GB"
+    assert _needed_of_usable({"memory_needed_bytes": 19e9, "usable_memory_bytes": 69.3e9}) == "19.0 GB of 69.3 GB"
+    assert _needed_of_usable({"memory_needed_bytes": 999e6, "usable_memory_bytes": 69.3e9}) == "999 MB of 69.3 GB"

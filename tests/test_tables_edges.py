@@ -172,7 +172,7 @@ def test_small_texts_of_predicts_lines():
     assert _max_batch_stage_text({"max_batch_stage": 1, "pipeline": pipeline}) == ""
     assert [_dip_shape((1, 4)), _dip_shape((2, 4))] == ["starts below 1 and rises", "dips and recovers"]
     assert _needed_of_usable({"memory_needed_bytes": 122.30e9, "usable_memory_bytes": 122.11e9}) == "122.3 GB of 122.1 GB"
-    assert _needed_of_usable({"memory_needed_bytes": 19e9, "usable_memory_bytes": 69.3e9}) == "19 GB of 69.3 GB"
+    assert _needed_of_usable({"memory_needed_bytes": 19e9, "usable_memory_bytes": 69.3e9}) == "19.0 GB of 69.3 GB"  # to the same decimals (qa481)
     assert _index_keys_text([("fp8", 132)]) == ", index keys of 132 B (fp8)"
     assert _index_keys_text([("bf16", 132), ("fp8", 132)]) == ", index keys of 132 B (whatever the KV dtype)"
 
