@@ -385,16 +385,18 @@ def test_hw_validate_checks_engine_profiles_with_their_costs_from(roofline, tmp_
     ("qwen3-30b-a3b", 30.5e9, 3.3e9), ("qwen3-235b-a22b", 235e9, 22e9),
     ("llama-4-scout", 109e9, 17e9), ("llama-4-maverick", 400e9, 17e9),
 ])
-def test_shipped_imported_models_are_what_models_import_makes_from_their_config(roofline, tmp_path, name, published, active):
+def test_shipped_imported_models_are_what_models_import_makes_from_their_config(roofline, tmp_path, monkeypatch, name,
+                                                                                published, active):
     shipped = ROOT / "model_profiles" / f"{name}.yaml"
     source = yaml.safe_load(shipped.read_text())
-    code, out, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
+    monkeypatch.chdir(HF)  # the header gives the config as typed: the shipped files were made beside it
+    code, out, err = roofline("models", "import", f"{name}.json", "--name", name, "--display-name", source["display_name"],
                               "--published-params", published, "--published-active", active,
                               "--source", source["source"], "--tokenizer", source["tokenizer"],
                               "--dir", tmp_path, "--force")  # the built-in's own name
     assert code == 0, err
     assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
-    code, _, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
+    code, _, err = roofline("models", "import", f"{name}.json", "--name", name, "--display-name", source["display_name"],
                             "--published-params", published, "--published-active-params", active,  # the older name
                             "--source", source["source"], "--tokenizer", source["tokenizer"], "--dir", tmp_path / "old", "--force")
     assert code == 0, err
