@@ -509,7 +509,13 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, {Path.cwd()}, or in a "
                           "scenario from the scenario file's folder first)"
                           + (f"; the {kind} profile {named!r} is named without .yaml" if named in paths else ""))
-    raise unknown_name_error(kind, name, list(paths))
+    error = unknown_name_error(kind, name, list(paths))
+    other = next((o for o in FOLDERS if o != kind and any(stem.lower() == name.strip().lower() and path.parent == builtin_dir(o)
+                                                          for stem, path in _candidates(o, extra_dirs)[0])), None)
+    if other is not None:  # a built-in of another kind (qa476: `--hardware llama-3.1-8b` was offered a100-sxm-80gb alone)
+        raise UnknownName(f"{error}; {name.strip()} is a built-in {other} profile, not {'an' if kind[0] in 'aeiou' else 'a'} "
+                          f"{kind} profile")
+    raise error
 
 
 def list_names(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

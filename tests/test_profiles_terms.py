@@ -113,10 +113,13 @@ def test_an_untold_user_file_is_named_when_asked_for_by_its_alias(tmp_path):
 
 def test_a_builtin_of_another_kind_asked_for_by_name_is_an_unknown_name_not_a_type_hint():
     """'set `type: hardware` if it is meant as one' is for a user's file; a built-in model asked for as hardware is unknown."""
-    with pytest.raises(UnknownName, match=r"^unknown hardware 'llama-3.1-8b'"):
+    with pytest.raises(UnknownName, match=r"^unknown hardware 'llama-3.1-8b'.*; llama-3\.1-8b is a built-in model profile, "
+                                          r"not a hardware profile$"):  # said what it is (qa476: a device suggested alone)
         find_profile("hardware", "llama-3.1-8b")
-    with pytest.raises(UnknownName, match=r"^unknown model 'vllm'"):
+    with pytest.raises(UnknownName, match=r"^unknown model 'vllm'.*; vllm is a built-in engine profile, not a model profile$"):
         find_profile("model", "vllm")
+    with pytest.raises(UnknownName, match=r"^unknown model 'h100-sxmx'; closest: [^;]*$"):  # no profile of any kind
+        find_profile("model", "h100-sxmx")
 
 
 def test_names_are_listed_in_order_with_a_users_profiles_among_the_builtins(tmp_path):
