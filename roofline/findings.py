@@ -281,7 +281,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         return f"<{q_narrowest}" if q == 0 else f"≥{q}" if q >= q_swept else str(q)
     q_narrowest = int(d["q"].min())
     parts = [f"{'/'.join(width(hw, c) for c in contexts)} on {_hw(meta, hw)}" for hw in hws]
-    legend = [text for mark, text in (("no fit", f"no fit: batch {batch_hi} does not fit in memory there"),
+    legend = [text for mark, text in (("no fit", f"no fit: batch {batch_hi:,} does not fit in memory there"),
                                       ("≥", "≥: the widest q swept, the limit lies beyond"),
                                       ("<", f"<{q_narrowest}: even the narrowest pass swept costs more than +{_pct(TOLERANCE - 1)}"))
               if any(mark in part for part in parts)]
@@ -304,11 +304,11 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     dtype = _one_value(meta.get("weight_dtype"))  # said beside the model: the width is the bytes' ratio, set by the dtype
     ridges = _list([f"{_n(ridge[hw])} on {_hw(meta, hw)}" for hw in hws])
     text = (
-        f"At batch {batch_hi}, under {engine}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
+        f"At batch {batch_hi:,}, under {engine}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
         f"{', ' + dtype + ' weights' if dtype else ''}{'; ' + others + ' the same' if others and same else ''}), "
         f"i.e. {batch_hi} × q tokens in flight{legend_text}. "
-        f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
+        f"At batch {batch_lo:,} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
         f"{'' if lo_min == lo_max else f' to {lo_max}'} token{'' if lo_min == lo_max == 1 else 's'}"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
         f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}"
@@ -338,15 +338,16 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         compare = _list([f"{word} on {_list([_hw(meta, hw) for hw, e, i in widths_of if test(e, i)])}"
                          for word, test in (("wider", lambda e, i: e > i), ("narrower", lambda e, i: e < i),
                                             ("the same", lambda e, i: e == i)) if any(test(e, i) for _, e, i in widths_of)])
-        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why}"
+        text += (f" On the bare roofline (ideal, batch {batch_hi:,}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why}"
                  + (f" The {engine} engine's width is {compare}: {_width_causes(engine, hws, meta)}, more where the ridge "
                     f"point is lower (derated {dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
     hi = [int(q_max.get((hw, model0, c, batch_hi), 0)) for hw in hws for c in contexts if (hw, model0, c) in fits_hi]
-    at_hi = (f"; at batch {batch_hi}, {_q_span(hi, q_swept)} for {_model(meta, model0)}"
+    at_hi = (f"; at batch {batch_hi:,}, {_q_span(hi, q_swept)} for {_model(meta, model0)}"
              if batch_hi != batch_lo and hi and min(hi) > 0 else "")  # (qa398: its bracket read as batch 1's too)
-    short = (f"Under {engine}, one pass verifies {_q_span([lo_min, lo_max], q_swept)} tokens a sequence for at most "
-             f"+{_pct(TOLERANCE - 1)} over a decode step's time at batch {batch_lo}"
+    short = (f"Under {engine}, one pass verifies {_q_span([lo_min, lo_max], q_swept)} "
+             f"{'token' if lo_min == lo_max == 1 and q_swept > 1 else 'tokens'} a sequence for at most "  # (qa480: '1 tokens')
+             f"+{_pct(TOLERANCE - 1)} over a decode step's time at batch {batch_lo:,}"
              f"{' (every model and GPU that fits)' if len(lo) > 1 else ''}{at_hi}.")
     return Finding("Verification is a mini-prefill", text, numbers, short)
 
@@ -941,10 +942,15 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     devices = _target_devices(df, b_best["hardware"], meta)
     at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
-        edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
-        if bool(row.get("computed_now", False)):  # at the most that fits: memory ends it there, and nothing is above
-            return f"reaches {_n(row[throughput])} tokens/s"
-        return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])} tokens/s"  # its unit (qa297)
+        # the curve's last point: memory or the sweep ends it, not the curve, and a larger batch that fits may give more
+        # (qa480: 'peaks at' said at the sweep's last batch, still rising, 4,155 fitting); at the most that fits,
+        # nothing is above (qa480: 'at least' said at plain decoding's own cap of 4,431)
+        cap = pd.to_numeric(pd.Series([row.get("baseline_max_batch" if throughput.startswith("baseline") else "max_batch")]),
+                            errors="coerce").iloc[0]
+        last = int(row["batch"]) == int(rows["batch"].max())
+        if bool(row.get("computed_now", False)) or (last and np.isfinite(cap) and int(row["batch"]) >= cap):
+            return f"reaches {_n(row[throughput])} tokens/s"  # at the most that fits: memory ends it there
+        return f"{'reaches at least' if last else 'peaks at'} {_n(row[throughput])} tokens/s"  # its unit (qa297)
 
     def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
         text = _above_cap_text(row, meta)
@@ -968,7 +974,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            + (f" at {_ctx(dip_context)} context" if base["context"].nunique() > 1 else "")
            + f", speculation paying again above (from batch {min(b for b in paying if b > wins_before[-1]):,})"
            + ("; " if wins_from is not None else ".") if wins_before else "")
-        + (f"batching alone wins from batch {wins_from}" + (
+        + (f"batching alone wins from batch {wins_from:,}" + (
             (f" (at {_list([_ctx(c) for c in contexts_of(wins_from)])} context, where from there the drafter does not fit)"
              if base["context"].nunique() > 1 else " (from there the drafter does not fit)")
             if wins_from in no_drafter and not len(loses) else "") + "." if wins_from is not None
@@ -1181,7 +1187,7 @@ def _course(values, batches) -> tuple[str, str]:
         turns.append(last)
     ups = [quoted[b] > quoted[a] for a, b in zip(turns, turns[1:])]
     if not ups:
-        return "holds", f"{_x(values[0])} from batch {int(batches[0]):,} to {int(batches[-1])}"
+        return "holds", f"{_x(values[0])} from batch {int(batches[0]):,} to {int(batches[-1]):,}"
     if len(ups) == 1:
         verb = "grows" if ups[0] else "falls"
     elif len(ups) == 2:
@@ -1439,7 +1445,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return f"{_list(said)}, at " if said else ""
     parts = []
     for w, b_lo, b_hi, curve in runs:
-        where = curve_text(curve) + (f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}")  # said after 'at'
+        where = curve_text(curve) + (f"batch {int(b_lo):,}" if b_lo == b_hi else f"batch {int(b_lo):,}–{int(b_hi):,}")  # said after 'at'
         if w == "none":
             parts.append(f"no drafter fits at {where}, co-located or on another device (plain decoding only)")
             continue
@@ -1451,7 +1457,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         row = p0[at_curve & (p0.index.get_level_values("batch") == b_lo)].iloc[0]
         rest = row.drop(w)
         runner = rest.fillna(-np.inf).idxmax() if len(rest) else None
-        at = "" if b_lo == b_hi else f"at batch {b_lo}: "  # the run's first batch
+        at = "" if b_lo == b_hi else f"at batch {int(b_lo):,}: "  # the run's first batch
         vs = f" against {against(row[runner], runner)}" if runner is not None else ""
         loses = "; plain decoding is faster still" if row[w] < 1 else ""
         if runner is not None and row[w] < TIE * row[runner]:
@@ -1513,10 +1519,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     transfer = (f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's "
                 "fastest k; the drafter's own speed decides: " if len(off) else "")  # qa126: 'at most 0%' of no transfer
     sentences.append(
-        f"{transfer}{'a' if transfer else 'A'}t batch {b_min}{on0} one draft step takes {_list(steps)}, against a verify pass of "
+        f"{transfer}{'a' if transfer else 'A'}t batch {b_min:,}{on0} one draft step takes {_list(steps)}, against a verify pass of "
         f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}{not_fitting}." if len(b1) else
         "" if w0.iloc[0] == "none" else  # the first sentence said no drafter fits there (qa126: said twice)
-        f"At batch {b_min}{on0} no drafter fits, co-located or on another device: only plain decoding runs there.")
+        f"At batch {b_min:,}{on0} no drafter fits, co-located or on another device: only plain decoding runs there.")
     sentences = [x for x in sentences if x]
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
     costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
@@ -1528,7 +1534,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         sentences[0] = f"With {_acceptance_text(float(alphas[0]), meta)}, {sentences[0][0].lower()}{sentences[0][1:]}"
     if priced and np.isfinite(plain):
         sentences.append(
-            f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
+            f"Per million tokens at batch {b_min:,}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
             f"${_n(plain)} without speculation" + (f" (drafting {_list(unpriced)}: no price in the profile)" if unpriced else "") + ".")
     engine = main_engine(df)
     if engine != "ideal" and len(off) and sentences:  # qa391: '$44.7 on A10G' read as what vLLM delivers
@@ -2564,8 +2570,8 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         spec_cap = int(sp["max_batch"]) if "max_batch" in sp.index else cap  # with the drafter (qa281: 108 was plain's)
         held = (f", memory holding {cap:,}" if spec_cap == cap else
                 f", memory holding {cap:,} plain and {spec_cap:,} with speculation")
-        text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain}'} and "
-                f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}" + (f", {capped} raised" if capped else "")
+        text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain:,}'} and "
+                f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec:,}" + (f", {capped} raised" if capped else "")
                 + (held if cap > b_plain or spec_cap > b_spec else ""))  # (qa441: plain at 64, its cap, beside speculation
         # at 32, capped at 63, said no cap)
         costs = [p["baseline_cost_usd_per_million_tokens"], sp["cost_usd_per_million_tokens"]]

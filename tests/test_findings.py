@@ -1813,8 +1813,9 @@ def test_findings_quoting_a_speculative_point_above_the_engines_cap_say_it_assum
     body = ("name: batch-vs-speculation\n" + common +
             "axes: {batch: [1, 8, 32, 64], context: [4096], k: [0, 1, 3], alpha: [0.8]}\n")
     _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", body)
-    assert "peaks at" in text and "(batch 64: its figures assume sglang's cap of 48 sequences while speculating raised)" \
-        in text, text
+    # batch 64, the sweep's last, fits (512 would): the sweep ends the curve, 'reaches at least' (qa480: 'peaks at')
+    assert re.search(r"and reaches at least [\d,]+ tokens/s \(batch 64: its figures assume sglang's cap of 48 sequences "
+                     r"while speculating raised\)", text), text
     body = ("name: mine\nhardware: h200\nmodel: deepseek-v3\nengine: sglang\nmethod: mtp\n"  # (vllm beside it was
             # the cheaper with speculation since session 68's refit of sglang: its cap unsaid, rightly)
             "layouts: [{tp: 8}, {dp_attention: 8, ep: 8}]\naxes: {batch: [8, 64], context: [4096], k: [1, 3], alpha: [0.9]}\n")
@@ -2466,3 +2467,22 @@ def test_the_generic_finding_says_the_rows_of_other_engines_its_cheapest_figure_
     assert len(refused) == 4
     assert "(The cheapest figure leaves out 4 rows of engine trtllm at a layout, on a device or with a draft model that " \
            "engine does not run: the sweep's warnings say which.)" in text
+
+
+@pytest.mark.slow
+def test_batching_against_speculation_says_reaches_at_least_where_the_sweep_ends_a_rising_curve(tmp_path):
+    """qa480: a 1B model at batch 1-4,096 on H100 (the drafter fits to 4,155): speculation 'peaks at' the sweep's last
+    batch while still rising; at plain decoding's own cap (4,431 swept) 'reaches at least' where nothing larger fits;
+    'wins from batch 4431' without its separator."""
+    body = ("name: batch-vs-speculation\nhardware: h100-sxm\nmodel: llama-3.2-1b\nmethod: eagle\nengine: ideal\n"
+            "axes: {batch: [1, 64, 1024, 2048, 4096], context: [512], k: [0, 1, 2, 3], alpha: [0.5]}\n")
+    df, _, text, _ = _user_question(tmp_path / "a", "batch-vs-speculation", body)
+    spec = df[(df["k"] > 0)].groupby("batch")["tokens_per_s"].max()
+    assert spec.idxmax() == 4096 and spec.is_monotonic_increasing  # rising to the sweep's end
+    assert int(df["max_batch"][df["batch"] == 4096].min()) > 4096  # and more fits
+    assert re.search(r"and reaches at least [\d,]+ tokens/s", text) and "peaks at" not in text, text
+    body = body.replace("[1, 64, 1024, 2048, 4096]", "[1, 64, 1024, 4431, 8192]")
+    df, _, text, _ = _user_question(tmp_path / "b", "batch-vs-speculation", body)
+    assert int(df["baseline_max_batch"].max()) == 4431  # plain decoding's own cap, swept
+    assert re.search(r"growing the batch alone reaches [\d,]+ tokens/s \(batch 4,431", text), text
+    assert "batching alone wins from batch 4,431" in text, text
