@@ -1155,10 +1155,10 @@ def _wrap_parts(title: str, chars: int) -> str:
         rows = [""]
         for part in line.split(", "):
             joined = f"{rows[-1]}, {part}" if rows[-1] else part
-            if len(joined) <= chars or not rows[-1]:
-                rows[-1:] = textwrap.wrap(joined, chars + 1, break_on_hyphens=False) or [""]  # + 1: a row's comma
-            else:
-                rows[-1:] = [rows[-1] + ",", *(textwrap.wrap(part, chars + 1, break_on_hyphens=False) or [""])]
+            if len(joined) <= chars or not rows[-1]:  # each row at most `chars`, and its comma after (qa482: a
+                rows[-1:] = textwrap.wrap(joined, chars, break_on_hyphens=False) or [""]  # wrapped part's last row
+            else:  # took the comma's room too)
+                rows[-1:] = [rows[-1] + ",", *(textwrap.wrap(part, chars, break_on_hyphens=False) or [""])]
         lines += rows
     return "\n".join(lines)
 
