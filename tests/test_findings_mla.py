@@ -142,33 +142,19 @@ def test_the_generic_findings_context_rule_says_whether_it_holds_for_an_mla_mode
 
 
 @pytest.mark.slow
-def test_the_intensities_are_per_entry_read_as_long_contexts_tend_to():
+@pytest.mark.parametrize("context", [256, 64])
+def test_the_intensities_are_per_entry_read_as_long_contexts_tend_to(context):
     """qa481: at a 256-token context the sentence said 243 and 486 FLOP/B where a student's hand count gives 241.8 and
     483.6: 2 x (576 + 512) FLOP an entry and head over 1,152 B an entry of a bf16 latent cache, x 128 heads under
     attention DP, x 2 queries in a verify pass of k = 1. The FLOPs read S + 1 entries (S + 1.5 a verify query), the
-    cache bytes S: each is taken per entry."""
+    cache bytes S: each is taken per entry. qa482: at 64 tokens a verify query's S + q / 2 (not S + (q + 1) / 2) would
+    leave 483.6 x 65.5 / 65 = 487."""
     from roofline.grid import load_configs, operator_table
     from roofline.scenario import scenario_from_dict
 
     sc = scenario_from_dict({"name": "t", "hardware": "h200", "model": "deepseek-v3", "method": "mtp", "engine": "ideal",
                              "layouts": [{"dp_attention": 8, "ep": 8}],
-                             "axes": {"batch": [96], "context": [256], "k": [1], "alpha": [0.8]}}, "t")
-    text = mla_attention_text("deepseek-v3", operator_table(sc, load_configs(sc)), META)
-    assert "its attention does 242 FLOP/B in a decode step" in text, text
-    assert "in a verify pass of 2 tokens a sequence, whose queries share each read of the cache, 484 FLOP/B" in text, text
-
-
-@pytest.mark.slow
-def test_a_verify_pass_at_a_64_token_context_is_per_entry_read():
-    """qa482 (mutation testing of session 72's diff): 2 x (576 + 512) FLOP an entry and head x 128 heads / 1,152 B an entry = 241.8 FLOP/B; a verify
-    pass of k = 1 (q = 2) is 483.6 FLOP/B once its FLOPs are taken per entry read (64 / (64 + 1.5)); the mutant's
-    64 / (64 + 1) leaves 483.6 x 65.5 / 65 = 487."""
-    from roofline.grid import load_configs, operator_table
-    from roofline.scenario import scenario_from_dict
-
-    sc = scenario_from_dict({"name": "t", "hardware": "h200", "model": "deepseek-v3", "method": "mtp", "engine": "ideal",
-                             "layouts": [{"dp_attention": 8, "ep": 8}],
-                             "axes": {"batch": [96], "context": [64], "k": [1], "alpha": [0.8]}}, "t")
+                             "axes": {"batch": [96], "context": [context], "k": [1], "alpha": [0.8]}}, "t")
     text = mla_attention_text("deepseek-v3", operator_table(sc, load_configs(sc)), META)
     assert "its attention does 242 FLOP/B in a decode step" in text, text
     assert "in a verify pass of 2 tokens a sequence, whose queries share each read of the cache, 484 FLOP/B" in text, text
