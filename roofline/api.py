@@ -1334,7 +1334,7 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
             warnings.warn(RooflineWarning(f"{label}: {text}"), stacklevel=3)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    df = run_sweep(sc, configs)
+    df = run_sweep(sc, configs, extra_dirs=folders)
     meta = scenario_meta(sc, configs, len(df))  # what a sweep's scenario.json holds: cheapest reads it
     kinds = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}
     for (type_name, name), spec in specs.items():  # a spec object's file only where it still describes it, as predict's

@@ -169,7 +169,7 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
             fits_in_memory=plain_fits(spec), method="none", k=0, alpha=float("nan"), speedup=1.0,
             tau=1.0, draft_hardware="", max_batch=spec["baseline_max_batch"])
         for column, plain_column in (("tokens_per_s", "baseline_tokens_per_s"), ("flops_per_token", "baseline_flops_per_token"),
-                                     ("iteration_time_s", "step_time_s")):
+                                     ("iteration_time_s", "step_time_s"), ("engine_runs", "baseline_engine_runs")):
             if column in base and plain_column in base:
                 base[column] = base[plain_column]
         for name in ("tokens_per_s_per_user", "cost_usd_per_million_tokens", "tokens_per_s"):  # serving_view's decoding

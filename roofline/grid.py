@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
@@ -89,7 +90,8 @@ LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "wei
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch",
                "baseline_max_batch", "best_k", "break_even_batch")
 BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit",
-                "break_even_at_last_batch", "launch_bound", "verify_launch_bound", "draft_launch_bound")
+                "break_even_at_last_batch", "launch_bound", "verify_launch_bound", "draft_launch_bound", "engine_runs",
+                "baseline_engine_runs")
 OUTPUT_COLUMNS = (
     "step_time_s", "comm_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
@@ -98,8 +100,9 @@ OUTPUT_COLUMNS = (
     "memory_needed_bytes", "usable_memory_bytes", "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "break_even_at_memory_limit",
     "break_even_at_last_batch",
     "cost_usd_per_million_tokens", "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
-    "launch_bound", "verify_launch_bound", "draft_launch_bound",
+    "launch_bound", "verify_launch_bound", "draft_launch_bound", "engine_runs", "baseline_engine_runs",
 )
+CONFIG_OUTPUT_COLUMNS = ("engine_runs", "baseline_engine_runs")  # worked out once a config (engine_runs), not a point
 INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
 # a serving benchmark's figures, where a scenario gives a request (prompt and output_len): serving_columns
@@ -740,8 +743,11 @@ def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha, drafti
     return lo
 
 
-def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
-    """(labels, flat numeric columns) of one block: labels are constant over the block."""
+def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k,
+             runs: tuple[bool, bool] = (True, True)) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+    """(labels, flat numeric columns) of one block: labels are constant over the block; `runs`: engine_runs's
+    (plain, speculative) of its config, engine_runs the speculative one on a drafting row (k > 0 of a method that
+    drafts), baseline_engine_runs the plain one on every row."""
     grid = dict(zip(GRID_AXES, np.meshgrid(context, alpha, batch, k, indexing="ij")))
     n = grid["context"].size
     dep = cfg.dep
@@ -753,7 +759,11 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
     for name in ("batch", "context", "k", "alpha"):
         cols[name] = np.ravel(grid[name])
     for name in OUTPUT_COLUMNS + (SERVING_COLUMNS if sc.prompt is not None else ()):
-        cols[name] = np.ravel(block[name])
+        if name not in CONFIG_OUTPUT_COLUMNS:
+            cols[name] = np.ravel(block[name])
+    drafting = (cols["k"] > 0) & speculates(cfg.method, 1)
+    cols["engine_runs"] = np.where(drafting, runs[1], runs[0])
+    cols["baseline_engine_runs"] = np.full(n, runs[0])
     for name in INT_COLUMNS:
         cols[name] = cols[name].astype(np.int64, copy=False)
     for name in BOOL_COLUMNS:
@@ -761,12 +771,36 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
     return labels, cols
 
 
+def engine_runs(configs: list[Config], extra_dirs: tuple = ()) -> list[tuple[bool, bool]]:
+    """(plain, speculative) of each config: whether a setup of its engine runs its plain decoding, and its drafting
+    (k > 0), by the rules cheapest and the report leave rows out by, worked out from the rows' columns as they do
+    (frontier.refused_layouts: a layout the engine refuses to load or has no setup of, an engine on a device it does
+    not run on, a method it refuses, or refuses at the layout's attention-DP or pipeline degree, a drafter's device
+    the engine does not run on) and a draft model of another tokenizer (speculation.tokenizer_mismatch, as
+    frontier.mismatched_drafts). A profile not on the search path (`extra_dirs`: roofline --profiles) is not checked:
+    true, as cheapest, which names it unchecked."""
+    from roofline.frontier import refused_layouts, refused_rows
+    from roofline.speculation import tokenizer_mismatch
+
+    if not configs:
+        return []
+    rows = pd.DataFrame([{**config_values(cfg), "k": k} for cfg in configs for k in (0, 1)])
+    with warnings.catch_warnings():  # the profiles read again by name: what they warn of, loading them for the sweep said
+        warnings.simplefilter("ignore")
+        refused = refused_layouts(rows, extra_dirs)[0]
+    runs = ~refused_rows(rows, refused).to_numpy() if refused else np.ones(len(rows), dtype=bool)
+    return [(bool(runs[2 * i]), bool(runs[2 * i + 1]) and not (cfg.method == "draft" and cfg.draft is not None
+                                                               and tokenizer_mismatch(cfg.model, cfg.draft)))
+            for i, cfg in enumerate(configs)]
+
+
 def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000,
-                lower_bounds_said: bool = True) -> Iterator[tuple[dict, dict]]:
+                lower_bounds_said: bool = True, extra_dirs: tuple = ()) -> Iterator[tuple[dict, dict]]:
     """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each. Said once the sweep ends
     (with `lower_bounds_said`): cells whose refined break-even is the last swept batch while larger batches fit, a
-    lower bound (qa119)."""
+    lower bound (qa119). `extra_dirs`: where engine_runs finds the profiles by name (roofline --profiles)."""
     ax = sc.axes
+    runs = engine_runs(configs, extra_dirs)
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
     said: set[str] = set()
@@ -783,7 +817,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     #   draft model was told of offload and MoE experts)
     batch_col = np.asarray(ax["batch"], dtype=np.float64).reshape([-1 if i == AXIS["batch"] else 1 for i in range(len(GRID_AXES))])
     drafting_col = drafting_k.reshape([-1 if i == AXIS["k"] else 1 for i in range(len(GRID_AXES))])
-    for cfg in configs:
+    for cfg, cfg_runs in zip(configs, runs):
         fits_somewhere = drafts_somewhere = plain_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
         drafter_usable_bytes = np.inf  # what the engine gives weights and KV cache on the drafter's own device
@@ -820,7 +854,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
                 drafter_usable_bytes = float(np.min(block["drafter_usable_memory_bytes"]))
-            yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
+            yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"], cfg_runs)
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory depends on the engine's share of it (capacity.py) and, with its drafter, on the method: said once for
         # the configs alike in those
@@ -912,10 +946,11 @@ def blocks_frame(blocks: list[tuple[dict, dict]], categorical: bool) -> pd.DataF
     return pd.DataFrame(data, copy=False)
 
 
-def run_sweep(sc: Scenario, configs: list[Config], lower_bounds_said: bool = True) -> pd.DataFrame:
-    """The whole sweep in memory as one DataFrame (label columns categorical across configs); `lower_bounds_said`:
-    iter_blocks's (a report's finding says its own)."""
-    return blocks_frame(list(iter_blocks(sc, configs, lower_bounds_said=lower_bounds_said)), categorical=True)
+def run_sweep(sc: Scenario, configs: list[Config], lower_bounds_said: bool = True, extra_dirs: tuple = ()) -> pd.DataFrame:
+    """The whole sweep in memory as one DataFrame (label columns categorical across configs); `lower_bounds_said` and
+    `extra_dirs`: iter_blocks's (a report's finding says its own)."""
+    return blocks_frame(list(iter_blocks(sc, configs, lower_bounds_said=lower_bounds_said, extra_dirs=extra_dirs)),
+                        categorical=True)
 
 
 OPERATOR_BATCHES_MAX = 1024  # batches operators.csv holds at most: a sweep of 1,000,000 batch values made 16 rows of
@@ -1133,7 +1168,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     timings = {"compute_s": 0.0, "write_s": 0.0, "plot_s": 0.0}
     t0 = time.perf_counter()
     ops = operator_table(sc, configs)
-    blocks = iter_blocks(sc, configs, chunk_points)
+    blocks = iter_blocks(sc, configs, chunk_points, extra_dirs=extra_dirs)
     meta, narrowed = None, {}
     if drawn_here:
         blocks = list(blocks)

@@ -73,7 +73,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
                             f"scenario's table in memory to read its findings, found {sc.points:,} points (`roofline sweep` "
                             "writes larger sweeps in chunks)")
     configs = load_configs(sc, extra_dirs)
-    df = run_sweep(sc, configs)  # the warnings list every row's (qa280: a lower-bound break-even in its tables unsaid)
+    df = run_sweep(sc, configs, extra_dirs=extra_dirs)  # the warnings list every row's (qa280: a lower-bound break-even in its tables unsaid)
     df = _with_prefill(df, sc, configs)
     meta = scenario_meta(sc, configs, len(df))  # display names of drafts and draft devices included
     meta["profiles"] = [str(d) for d in extra_dirs]  # where its models were found: the fast tiers check their layouts there
