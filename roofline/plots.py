@@ -2012,6 +2012,21 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 CONTEXT_LINE_BATCHES = 5  # batches speedup_vs_context draws a line each for, at most (spread over the swept ones)
 
 
+MARKERS_MEET_SHARE = 0.02  # two markers closer than this share of a panel's y span (and 1, the break-even line, in it)
+#   draw on one spot: a 3.5-5 point marker on a panel some 200 points tall covers about 2% of its height
+
+
+def _points_meet(points: pd.DataFrame, x: str, y: str) -> bool:
+    """Whether two of `points` at one `x` lie within MARKERS_MEET_SHARE of the y span (the break-even line at 1 in it)
+    of each other: markers drawn over one another."""
+    values = points[y].astype(float)
+    if len(values) < 2:
+        return False
+    span = max(float(values.max()), 1.0) - min(float(values.min()), 1.0)
+    gaps = points.assign(_y=values).sort_values([x, "_y"]).groupby(x)["_y"].diff()
+    return bool((gaps <= MARKERS_MEET_SHARE * span).any())
+
+
 def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Speedup over plain decoding vs context, at the best k of each point, one line per batch (at most
     CONTEXT_LINE_BATCHES, spread over the swept batches where speculation fits), at one alpha (the middle one swept;
@@ -2042,8 +2057,9 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
         best = best.merge(drafts, on=["context", "batch"])  # line; one whose best k is 0 sits at 1 (speculation off)
         shown = best[best["batch"].isin(batches)]
         # two batches' points on one spot (best k 0 at 1, or equal gains) stay visible: each batch's markers a little
-        # to the side, as best_k_vs_batch's alphas are (qa425: batch 256 under 512's hollow point, in the legend only)
-        shared = bool(shown.assign(s=shown["speedup"].round(3))[["context", "s"]].duplicated().any())
+        # to the side, as best_k_vs_batch's alphas are (qa425: batch 256 under 512's hollow point, in the legend only);
+        # on one spot is within a marker of each other, not only equal (qa481: 1.0004 hid under 1.0006's point)
+        shared = _points_meet(shown, "context", "speedup")
         dodged |= shared
         for i, b in enumerate(batches):
             g = best[best["batch"] == b].sort_values("context")
