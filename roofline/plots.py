@@ -1532,6 +1532,25 @@ def _marker_boxes(ax) -> list:
     return boxes
 
 
+def _scatter_boxes(ax) -> list:
+    """Display-space boxes of the dots of every scatter drawn in `ax` (its PathCollections: pareto's background
+    cloud), each a square of the dot's diameter, sqrt(s) points."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.transforms import Bbox
+
+    boxes = []
+    px = ax.figure.dpi / 72.0
+    for collection in ax.collections:
+        if not isinstance(collection, PathCollection) or not collection.get_visible():
+            continue
+        xy = collection.get_offset_transform().transform(np.asarray(collection.get_offsets(), dtype=float).reshape(-1, 2))
+        sizes = np.broadcast_to(np.asarray(collection.get_sizes(), dtype=float).reshape(-1) if len(collection.get_sizes())
+                                else np.array([36.0]), (len(xy),))  # matplotlib's default s: 36 points squared
+        half = np.sqrt(sizes) * px / 2
+        boxes += [Bbox.from_extents(x - h, y - h, x + h, y + h) for (x, y), h in zip(xy, half) if np.isfinite(x) and np.isfinite(y)]
+    return boxes
+
+
 def _extents(boxes: list) -> np.ndarray:
     """(n, 4) array of x0, y0, x1, y1 of display boxes, each with x0 <= x1 and y0 <= y1."""
     e = np.array([b.extents for b in boxes], dtype=float).reshape(-1, 4)
@@ -1589,8 +1608,10 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
     or marker either. A label is measured once; each candidate's box is that size moved to the candidate
     place (_offset_box). A candidate is taken when it keeps LABEL_CLEARANCE_PT from every marker (edge
     included) and text, its own point's markers too (box.padded(clearance) overlaps none); the nearest
-    ring (7 pt) clears a 7-pt marker (half 4.2 pt with its edge) by that much straight to the side. Where
-    none does, the first that covers nothing; else the one of least 10 x (boxes covered) + (boxes its
+    ring (7 pt) clears a 7-pt marker (half 4.2 pt with its edge) by that much straight to the side; of a ring's
+    places taken so, the first that also clears the axes' scatter dots (a background, as pareto's grey cloud:
+    _scatter_boxes), else the one covering fewest of them, so a label sits beside its own point, not a dot that
+    reads as its. Where none does, the first that covers nothing; else the one of least 10 x (boxes covered) + (boxes its
     leader crosses): covering is worse than crossing. Each label is drawn on a faint white halo
     (LABEL_HALO), so that a line under it does not strike through it."""
     if not labels:
@@ -1600,9 +1621,11 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
     px_per_pt = fig.dpi / 72.0
     clearance_px = LABEL_CLEARANCE_PT * px_per_pt
     taken: dict = {}
+    background: dict = {}  # each axes' scatter dots (pareto's grey cloud): a label may cover them where it must
     for ax, x, y, text in sorted(labels, key=lambda item: (id(item[0]), item[1])):
         if ax not in taken:
             taken[ax] = _extents(_marker_boxes(ax) + [t.get_window_extent(renderer) for t in ax.texts])
+            background[ax] = _extents(_scatter_boxes(ax))
         frame = ax.get_window_extent(renderer)
         probe = ax.annotate(text, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=fontsize, annotation_clip=False)
         extent = probe.get_window_extent(renderer)
@@ -1611,6 +1634,7 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
         anchor = ax.transData.transform((x, y))
         chosen, touching, fallback = None, None, None
         for radius in (7, 11, 18, 28, 40, 55, 75):
+            clear = []  # (background dots covered, where, box) of this ring's places clear of everything else
             for angle in ANGLES_DEG:
                 dx, dy = radius * math.cos(math.radians(angle)), radius * math.sin(math.radians(angle))
                 where = (dx, dy, "left" if dx > 1 else "right" if dx < -1 else "center",
@@ -1621,13 +1645,15 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
                 if radius > 11:  # the leader line must not cross another label or marker either
                     score += _leader_crossings(anchor, box, taken[ax])
                 if score == 0 and _overlaps(box.padded(clearance_px), taken[ax]) == 0:
-                    chosen = (where, box)
-                    break
+                    clear.append((_overlaps(box.padded(clearance_px), background[ax]), where, box))
+                    if clear[-1][0] == 0:
+                        break
                 if score == 0 and touching is None:
                     touching = (where, box)
                 if fallback is None or score < fallback[0]:
                     fallback = (score, where, box)
-            if chosen:
+            if clear:  # the ring's first place clear of the background dots too, else the one covering fewest
+                chosen = min(clear, key=lambda c: c[0])[1:]  # (qa479: a pareto label beside a grey dot read as its)
                 break
         chosen = chosen or touching  # crowded: a place that covers nothing, if short of the clearance
         where, box = chosen or fallback[1:]
