@@ -595,9 +595,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         (opening + f"at no batch ({tree_depth if meta.get('tree_nodes') else f'at any k swept, {_k_range(df)}'}): "
          + _list([part.removeprefix("not at all on ") for part in said]) + ". " if nowhere else
          opening + f"({tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}"
-         f", derated ridge points{ridge_named(ops)} in FLOP/B in brackets: {_ridge_order(rho, free)}"
+         f", derated ridge points{ridge_named(ops)} in FLOP/B in brackets: {_ridge_order(rho, free, on)}"
          f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
-        + (ridge_why(meta) if np.isfinite(rho) and rho > 0 else "")
+        + (ridge_why(meta) if ridge_ordered(rho, free) else "")
         + _dips_text(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
         + _speculating_cap_text(df, at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
         + _other_methods_text(methods, method, at_c0, a0, pays)
@@ -629,7 +629,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
             + f" at {_article(f'{int(c0):,}')} {int(c0):,}-token context, under {under}, speculation pays")
     moved = ("; a serving engine's costs move these batches, each engine its own" if engine == "ideal" else "")  # (qa398:
     short = (f"{lead} at no batch that fits." if nowhere else  # read as vLLM's break-even)
-             f"{lead} {_break_even_span(cells, meta, ordered=bool(np.isfinite(rho) and rho > 0))}{moved}.")
+             f"{lead} {_break_even_span(cells, meta, ordered=ridge_ordered(rho, free))}{moved}.")
     text = text.replace(".  ", ". ")  # (qa446: 'pays at no batch ... (no batch that fits pays).  These are', two spaces)
     return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method}, short)
 
@@ -756,7 +756,7 @@ def _break_even_span(cells: pd.DataFrame, meta: dict, ordered: bool = False) -> 
     """Where speculation stops paying over the GPUs of `cells` (break_even_table's rows of one method, alpha and
     context), short: 'up to batch 131-270 on 5 of the 6 GPUs; on L4 to at least 148, the largest batch that fits';
     a break-even the sweep's last batch ends (not memory) said as at least that batch, the largest swept (qa397: said
-    as memory's); `ordered`: the batches inside the sweep follow the GPUs' ridge points (a positive rank correlation)."""
+    as memory's); `ordered`: the batches inside the sweep follow the GPUs' ridge points (ridge_ordered)."""
     none_swept = cells["largest_fitting_batch"].isna()
     never = cells["break_even_batch"] == 0
     inside = cells[~cells["censored"] & ~none_swept & ~never]["break_even_batch"]
@@ -1545,15 +1545,41 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     })
 
 
-def _ridge_order(rho: float, free: pd.DataFrame) -> str:
-    """What the break-even batches say about the ridge points: a positive rank correlation, a negative one, or too
-    few distinct break-evens inside the sweep to tell (ties everywhere leave the correlation undefined)."""
+def _against_ridge(free: pd.DataFrame) -> tuple[str, str] | None:
+    """(the row that pays to the larger batch, the one with the higher ridge point) of the first pair of `free`'s rows
+    (largest break-even first) whose order goes against their ridge points' (a larger break-even on a strictly lower
+    ridge point), or None where every pair follows them (ties either way follow)."""
+    rows = list(free[["break_even_batch", "ridge"]].itertuples(index=False, name=None))
+    for i, (batch_i, ridge_i) in enumerate(rows):
+        for j in range(i + 1, len(rows)):
+            batch_j, ridge_j = rows[j]
+            if (batch_i - batch_j) * (ridge_i - ridge_j) < 0:
+                return (i, j) if batch_i > batch_j else (j, i)
+    return None
+
+
+def ridge_ordered(rho: float, free: pd.DataFrame) -> bool:
+    """Whether the break-even batches inside the sweep follow the ridge points: a positive rank correlation and no pair
+    against it (qa485: rho 0.5 over three GPUs said 'the higher the ridge point, the larger the batch' where MI300X, the
+    lower ridge, paid to the larger batch)."""
+    return bool(np.isfinite(rho) and rho > 0 and _against_ridge(free) is None)
+
+
+def _ridge_order(rho: float, free: pd.DataFrame, name=str) -> str:
+    """What the break-even batches say about the ridge points: in their order (ridge_ordered), in part (a positive
+    rank correlation with a pair against it, named by `name` of a row's index), against or across them, or too few
+    distinct break-evens inside the sweep to tell (ties everywhere leave the correlation undefined)."""
     if not np.isfinite(rho):
         return ("too few break-even batches inside the sweep, or too few distinct ones, to compare with the ridge "
                 "points" if free["break_even_batch"].nunique() < 2 or len(free) < 3 else "no order to compare")
-    return ("the higher the ridge point, the larger the batch it pays to" if rho > 0
-            else "the order does not follow the ridge points")  # (qa208: 'the later the verify pass turns compute-bound'
-    # read as the break-even batch being where the verify pass turns compute-bound, which comes well before it)
+    if ridge_ordered(rho, free):
+        return "the higher the ridge point, the larger the batch it pays to"  # (qa208: 'the later the verify pass
+        # turns compute-bound' read as the break-even batch being where the verify pass turns compute-bound)
+    if rho > 0:
+        larger, higher = _against_ridge(free)
+        return (f"the order follows the ridge points only in part ({name(free.index[larger], free.iloc[larger])} pays to a "
+                f"larger batch than {name(free.index[higher], free.iloc[higher])}, whose ridge point is higher)")
+    return "the order does not follow the ridge points"
 
 
 def ridge_why(meta: dict) -> str:

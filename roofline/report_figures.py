@@ -26,6 +26,7 @@ from roofline.plots import (
     NBSP,
     _alpha_colors,
     _alpha_label,
+    _balanced_fill,
     _ctx,
     _devices,
     _frontier,
@@ -64,6 +65,19 @@ def _columns(n: int, min_panel_in: float, legend_in: float) -> int:
     """How many of `n` panels sit side by side on the page: as many as leave each at least `min_panel_in` wide beside
     a legend (or colour bar) of `legend_in`; the rest wrap into rows."""
     return max(1, min(n, int((FIG_WIDTH_IN - legend_in) // min_panel_in)))
+
+
+AXIS_LABEL_PT = 9.0  # plots.STYLE's axes.labelsize
+CHAR_WIDTH_EM = 0.55  # a character's mean width in DejaVu Sans, in ems (wrapping wide text by count, as plots' titles)
+Y_LABEL_IN = 0.9  # what a panel's y label and tick labels take of its slot's width
+
+
+def _axis_label_chars(n: int, min_panel_in: float, legend_in: float) -> int:
+    """Characters of an x axis label that fit under one of `n` panels laid out as _plain_figure lays them out: its
+    slot's width less the y label and ticks (qa485: 'GPU, by derated ridge point of the routed experts' fp8 GEMMs
+    (FLOP/B)' ran into the next panel's and past the page's left edge)."""
+    slot_in = (FIG_WIDTH_IN - legend_in) / _columns(n, min_panel_in, legend_in)
+    return max(16, int((slot_in - Y_LABEL_IN) * 72 / (CHAR_WIDTH_EM * AXIS_LABEL_PT)))
 
 
 def _drafter_prefill_label(fit) -> str:
@@ -234,11 +248,16 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     methods = list(dict.fromkeys(table["method"]))
     alphas = alpha_values(table["alpha"])  # NaN: per-position rates or a tree, a panel of its own
     # each GPU's bars and label need about 0.6 inch: panels of many GPUs stack in rows
-    fig, axes = _plain_figure(len(alphas), min_panel_in=max(3.0, 0.6 * len(hws) + 1.0), height=2.4, legend_in=1.6, sharey=True)
+    panel_in = max(3.0, 0.6 * len(hws) + 1.0)
+    fig, axes = _plain_figure(len(alphas), min_panel_in=panel_in, height=2.4, legend_in=1.6, sharey=True)
+    xlabel = _balanced_fill(f"GPU, by derated ridge point{ridge_named(ops)} (FLOP/B)",
+                            _axis_label_chars(len(alphas), panel_in, 1.6))
     mcolor = {m: METHOD_COLORS.get(m, colormaps["Set2"](7)) for m in methods}  # one colour a method in every section (qa231)
     width = 0.8 / len(methods)
     top = max(float(table["largest_batch"].max()), 2.0)
-    tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
+    label_octaves = 3.0  # the axis runs this many octaves above the largest swept batch: room for a bar's label over it,
+    #   about half an octave a character of a 2.4-inch panel's rotated 6-point text (qa485: '≥4096' crossed the frame)
+    tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
     for ax, a in zip(axes, alphas):
         for i, m in enumerate(methods):
             t = table[same_alpha(table["alpha"], a) & (table["method"] == m)].set_index("hardware").reindex(hws)
@@ -267,17 +286,21 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
                 if none and cap >= 1:  # no swept batch fits, smaller ones do and do not pay
                     text = "never"
+                if max(h, 1.0) >= top / 2:  # a label over one of the tallest bars
+                    label_octaves = max(label_octaves, 1.0 + 0.5 * len(text))
                 ax.text(bar.get_x() + bar.get_width() / 2, max(h, 1.0) * 1.08, text, ha="center", va="bottom", fontsize=6,
                         rotation=90)
         ax.set_yscale("log", base=2)
-        ax.set_ylim(1, top * 8)  # batch 1 up; above the largest swept (no tick there), room for the tallest bar's label
+    for ax, a in zip(axes, alphas):  # (the labels of every panel measured first: the panels share y)
+        ax.set_ylim(1, top * 2.0 ** label_octaves)  # batch 1 up; above the largest swept (no tick there), the tallest
+        # bar's label
         octaves = int(np.log2(top))
         ax.yaxis.set_major_locator(FixedLocator(2.0 ** np.arange(0, octaves + 1, 1 if octaves <= 8 else 2)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
         ax.set_title(_alpha_label(a, meta))
-        ax.set_xlabel(f"GPU, by derated ridge point{ridge_named(ops)} (FLOP/B)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
     axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label=("≥: a lower bound (the largest\nswept batch "
