@@ -77,6 +77,7 @@ from roofline.serving import (
     engine_layout_note,
     engine_on_a_cpu,
     engine_refusals,
+    fit_bound_note,
     fitted_batches_note,
     fitted_class_note,
     fitted_elsewhere_note,
@@ -918,7 +919,7 @@ def predict(
                            method)  # (qa326: with an eager pass's launches, on the host's one thread)
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
-                 undetermined_note(eng, hw, used) if deployable else "",
+                 undetermined_note(eng, hw, used) if deployable else "", fit_bound_note(eng, hw, used) if deployable else "",
                  fitted_class_note(eng, target) if deployable else "",
                  fitted_family_note(eng, hw) if deployable else "", fitted_batches_note(eng, batch) if deployable else "",
                  fitted_elsewhere_note(eng, hw, target, method if speculates(method, k) else "none", used)  # (k 0: plain)

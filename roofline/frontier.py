@@ -1549,6 +1549,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
     from roofline.serving import (
         dispatch_latency_note,
         engine_on_a_cpu,
+        fit_bound_note,
         fitted_class_note,
         fitted_elsewhere_note,
         fitted_family_note,
@@ -1585,7 +1586,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
             host_overlapped(overlaps, int(row["batch"]), dep), float(host_time_s(on_hw, int(row["batch"]), dep)) + launches_s,
             float(step)))
         used = parameters_used(hw, model, dep, on_hw, speculative, host_bound, str(row.get("method", "")))
-        notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, used),
+        notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, used), fit_bound_note(on_hw, hw, used, "the config's figures"),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
                  fitted_elsewhere_note(engine, hw, model, str(row.get("method", "none")) if speculative else "none", used,
                                        subject="the config"),  # (said of both picks where they share it: qa293)

@@ -54,6 +54,7 @@ from roofline.serving import (
     dispatch_latency_note,
     engine_layout_note,
     engine_on_a_cpu,
+    fit_bound_note,
     fitted_batches_note,
     fitted_class_note,
     fitted_elsewhere_note,
@@ -368,6 +369,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                         said.append(f"{label} {shown} at batch {top:,}")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, on_hw) if deployable else "",
+                     fit_bound_note(on_hw, hw, used, "the sweep's figures") if deployable else "",
                      fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",
                      fitted_batches_note(engine, sc.axes["batch"]) if deployable else "",
                      shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),

@@ -1591,6 +1591,40 @@ def undetermined_note(engine: ServingEngine, hw, used: dict[str, bool]) -> str:
     return undetermined_text(engine, lost, "this point's figures lean on " + ("them" if len(lost) > 1 else "it"))
 
 
+def fit_bound_note(engine: ServingEngine, hw, used: dict[str, bool], whose: str = "this point's figures") -> str:
+    """'sglang's quantised_moe_efficiency on AMD Instinct (0.500) is at the lower bound of the range its fit searched
+    ...' where a parameter a point uses (`used`, as undetermined_note's) holds, on `hw`, a value its fit left at a bound
+    (fitted.bounds_hit, the profile's own value or its family's, ServingEngine.fitted_source; not set by hand since):
+    the rows wanted it further, so what rests on it is the bound's answer (qa485: MI300X's MoE experts at the 0.5 floor,
+    two thirds of a DeepSeek-R1 step, said by `engines show` alone). Not said: the overlap exponent, whose bound 1 is
+    the additive form, the model's least overlap, and what it moves depends on how near the ridge a point's operators
+    lie; a time at 0, the least there is. `engine` as on `hw` (for_hardware); '' where none is."""
+    from roofline.fit import BY_KEY
+
+    hit = set((engine.fitted or {}).get("bounds_hit") or ())
+    said = []
+    for key in [p for p, use in used.items() if use and p in BY_KEY and p != "overlap_exponent"]:
+        source = engine.fitted_source(key, hw)
+        if source is None or source not in hit:
+            continue
+        p, value = BY_KEY[key], getattr(engine, BY_KEY[key].field)
+        side = next((name for name, bound in (("lower", p.low), ("upper", p.high))
+                     if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
+        if not side or (side == "lower" and p.low == 0.0):  # no time is shorter than none: the least there is, as
+            continue  # the overlap exponent's 1 (vllm's host_per_step at 0 s: the per-sequence part carries the rest)
+        shown = format_seconds(value) if p.unit else f"{value:.3g}"
+        family = source.partition(" [")[2].rstrip("]")
+        slower = (side == "lower") == (not p.unit)  # an efficiency at its floor, a time at its ceiling: rows slower still
+        said.append(f"{key}{f' on {family}' if family else ''} ({shown}) is the {side} bound of the range its fit searched "
+                    f"({format_seconds(p.low) if p.unit else f'{p.low:g}'}-{format_seconds(p.high) if p.unit else f'{p.high:g}'}): "
+                    f"the rows it was fitted on measured {'slower' if slower else 'faster'} than that gives, so {whose} run "
+                    f"{'fast' if slower else 'slow'} where they lean on it, by what the model does not price")
+    if not said:
+        return ""
+    return (f"{engine.name}'s {'; '.join(said)} (its fitted.bounds_hit; roofline engines show {engine.name}; a copy with a "
+            f"value you measured replaces it: roofline engines new NAME --from {engine.name} --set ...)")
+
+
 def undetermined_text(engine: ServingEngine, lost: list[str], whose: str) -> str:
     """undetermined_note's sentence for the parameters `lost` ('' where none); `whose` ends it ('this point's figures
     lean on them')."""
