@@ -112,6 +112,7 @@ def _split(dep):
     return dataclasses.replace(dep, sequence_split=("router", "shared_experts"))
 
 
+@pytest.mark.slow
 def test_vllms_sequence_parallel_moe_in_deepseeks_layer_is_one_latency_more_a_moe_layer_at_pp_1():
     """t_allreduce: in DeepSeek's decoder layer at pp 1 a MoE layer's all-reduce after attention is a reduce-scatter,
     its output all-gathered before the next layer: the same bytes, one latency more (moe_layers x lat), one collective
@@ -163,6 +164,7 @@ def test_the_paced_passes_launch_the_head_each_pass():
     assert float(m["launch_kernels"]) == pytest.approx(405)
 
 
+@pytest.mark.slow
 def test_a_pipelines_collective_terms_add_up_to_its_comm_time():
     """comm_time_s is the sum of the collective terms and p2p (step_metrics' docstring: 'their sum'), the head's gathers
     once a pass through the head: m of them where the paced passes set the step (Llama 3.1 8B at tp 2, pp 3, batch 72,
