@@ -21,6 +21,8 @@ from roofline.layout import deployment
 from roofline.model import load_model
 from roofline.serving import IDEAL, load_engine
 
+pytestmark = pytest.mark.slow  # DeepSeek's layouts: the first test of them pays its caches (0.2-0.4 s)
+
 H100 = load_hardware("h100-sxm")
 H200 = load_hardware("h200")
 LLAMA = load_model("llama-3.1-8b")  # 32 layers
@@ -93,7 +95,6 @@ def test_a_sequence_parallel_engine_at_ep_1_gathers_over_the_dp_group_and_keeps_
         assert kernels["moe_gather_time_s"] == 2 * 48  # g = 8 devices each expert is split over: gathered and scattered
 
 
-@pytest.mark.slow
 def test_a_dense_mlp_split_over_the_stage_counts_its_gathers_and_drops_its_all_reduce():
     """DeepSeek-V3 at tp 2, dp_attention 4, ep 8 with its dense MLP over the stage (SGLang's): each of the 3 dense layers
     gathers and reduce-scatters (2 collectives each, t_dp_gather), and its second all-reduce goes with them; each MoE
@@ -112,7 +113,6 @@ def _split(dep):
     return dataclasses.replace(dep, sequence_split=("router", "shared_experts"))
 
 
-@pytest.mark.slow
 def test_vllms_sequence_parallel_moe_in_deepseeks_layer_is_one_latency_more_a_moe_layer_at_pp_1():
     """t_allreduce: in DeepSeek's decoder layer at pp 1 a MoE layer's all-reduce after attention is a reduce-scatter,
     its output all-gathered before the next layer: the same bytes, one latency more (moe_layers x lat), one collective
@@ -153,7 +153,6 @@ def test_a_prefills_lm_head_split_over_the_stage_gathers_its_one_row_unpadded():
     assert float(lm_head_gather_time_s(H100, DSV3, dep, IDEAL, 8, 1)) > float(m["dp_gather_time_s"])
 
 
-@pytest.mark.slow
 def test_the_paced_passes_launch_the_head_each_pass():
     """qa326's case with no host work: at pp 3 the busiest stage's three passes set the step, their launches
     3 x (11 layers x (10 + 2 all-reduces) + 3 of the head) = 405 (test_eager: the round trip's 387).
@@ -164,7 +163,6 @@ def test_the_paced_passes_launch_the_head_each_pass():
     assert float(m["launch_kernels"]) == pytest.approx(405)
 
 
-@pytest.mark.slow
 def test_a_pipelines_collective_terms_add_up_to_its_comm_time():
     """comm_time_s is the sum of the collective terms and p2p (step_metrics' docstring: 'their sum'), the head's gathers
     once a pass through the head: m of them where the paced passes set the step (Llama 3.1 8B at tp 2, pp 3, batch 72,
