@@ -800,30 +800,48 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
 
 MISS_NEUTRAL_FIELDS = ("max_running_requests_speculating", "max_running_requests_flag")  # a running cap moves no step
 # time a miss measured (qa382: a copy with its cap raised, as PROFILES.md suggests, lost its misses)
+SPECULATION_ONLY_FIELDS = ("spec_per_draft_step", "spec_per_draft_step_per_sequence", "spec_per_iteration",
+                           "spec_per_iteration_per_sequence", "host_overlap_speculating", "prefix_cached_speculating",
+                           "speculation_refused", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
+                           "speculation_caveats")  # what prices or rules speculation alone: plain decoding's steps keep
 
 
-def _unknown_misses(kind: str, doc, set_here: set[str]) -> bool:
-    """Whether a copy (`engines new --set`) that sets a cost dropped `known_misses` it came with (the caller says so
-    once the copy is written): a speed miss (with `measured`) was measured of the costs it changes (qa306: a copy with
-    its kernel latency quadrupled said the original's '39-41% short' beside a step 90% long), kept where only memory_
-    fields change; a miss without a direction, of memory (vllm's gpt-oss weights, qa423), is kept unless a memory_
-    field is set. `engines set` and
-    `edit` leave them to the user, as every line they are not asked to change."""
+def _unknown_misses(kind: str, doc, set_here: set[str]) -> tuple[bool, bool]:
+    """(dropped, narrowed): whether a copy (`engines new --set`) that sets a cost dropped `known_misses` it came with,
+    and whether it kept some for plain decoding alone (the caller says so once the copy is written): a speed miss (with
+    `measured`) was measured of the costs it changes (qa306: a copy with its kernel latency quadrupled said the
+    original's '39-41% short' beside a step 90% long), kept where only memory_ fields change; where only speculation's
+    own fields change (SPECULATION_ONLY_FIELDS), kept for plain decoding, whose steps they do not price (`methods:
+    [none]`; qa485: a copy of sglang with its own spec_per_iteration lost DeepSeek's plain-step miss on MI300X), and
+    dropped where it holds speculative points alone; a miss without a direction, of memory (vllm's gpt-oss weights,
+    qa423), is kept unless a memory_ field is set. `engines set` and `edit` leave them to the user, as every line they
+    are not asked to change."""
     fields = {key.split(".")[0] for key in set_here}
     changed = fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}  # (qa307:
     if kind != "engine" or "known_misses" not in doc or "known_misses" in fields or not changed:  # known_misses.0.note)
-        return False
+        return False, False
     misses = doc["known_misses"]
     memory = {f for f in changed if f.startswith("memory_")}  # a miss with no step direction is of memory (vllm's gpt-oss
     # weights, qa423): kept where only costs change; a speed miss where only the memory shares do, which move what fits,
     # not a step's time (qa431: a copy of sglang given another memory_fraction lost MiniMax's miss on MI300X)
-    drop = [i for i, m in enumerate(misses) if not isinstance(m, dict) or ("measured" in m and changed - memory)
-            or ("measured" not in m and memory)]
+    costs = changed - memory
+    speculation_only = bool(costs) and costs <= set(SPECULATION_ONLY_FIELDS)
+    drop, narrowed = [], False
+    for i, m in enumerate(misses):
+        if not isinstance(m, dict) or ("measured" not in m and memory):
+            drop.append(i)
+        elif "measured" in m and costs:
+            methods = list(m.get("methods") or ["none", "speculative"])  # none given: every method, plain decoding too
+            if not speculation_only or "none" not in methods:
+                drop.append(i)
+            elif methods != ["none"]:
+                m["methods"] = _flow_if_flat(["none"])  # as the profiles write it, `methods: [none]`
+                narrowed = True
     for i in reversed(drop):
         del misses[i]
     if not len(misses):
         del doc["known_misses"]
-    return bool(drop)
+    return bool(drop), narrowed
 
 
 def _group_shape(kind: str, doc) -> tuple | None:
@@ -1431,8 +1449,12 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
         warn(unordered)
-    if misses_dropped:
-        warn(f"{target}: known_misses: dropped from the copy: they were measured with the settings it changes")
+    if misses_dropped[1]:
+        warn(f"{target}: known_misses: kept for plain decoding alone (methods: [none]): the speculation costs the copy "
+             "changes price none of its steps, and the speculating points they were measured at would be priced anew")
+    if misses_dropped[0]:
+        warn(f"{target}: known_misses: " + ("others " if misses_dropped[1] else "")
+             + "dropped from the copy: they were measured with the settings it changes")
     return target
 
 
