@@ -2375,10 +2375,31 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if tied_lines:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent
         what += (f"\na line that steps back and forth does so between k within {NEAR_TIE - 1:.0%} of each other in speedup"
                  if not untied_lines else  # qa333: said of every line where one panel's reversal was a tie and another's 8%
-                 f"\nsome lines ({_lines_named(tied_lines)}) step back and forth between k within {NEAR_TIE - 1:.0%} of "
-                 f"each other in speedup, others ({_lines_named(untied_lines)}) between k that differ more")
+                 "\n" + _zigzags_text(tied_lines, untied_lines))
     _title(fig, what, meta, models, _join(note, alpha_note))
     return fig
+
+
+def _zigzags_text(tied: list[str], untied: list[str]) -> str:
+    """'some lines (A) step back and forth between k within 1% of each other in speedup, others (B) between k that
+    differ more, and some (C) both' (with no A: 'and some (C) between k that differ more and between k within 1% ...'):
+    the best-k lines in three groups no line is in twice (qa485: a line whose one
+    reversal was a 0.96% tie and another 1.7% apart was named among both the ones and the others)."""
+    both = [line for line in dict.fromkeys(tied) if line in untied]
+    tied_only = [line for line in dict.fromkeys(tied) if line not in both]
+    untied_only = [line for line in dict.fromkeys(untied) if line not in both]
+    near, far = f"between k within {NEAR_TIE - 1:.0%} of each other in speedup", "between k that differ more"
+    parts = []
+    if tied_only:
+        parts.append(f"some lines ({_lines_named(tied_only)}) step back and forth {near}")
+    if untied_only:
+        parts.append(f"others ({_lines_named(untied_only)}) {far}" if parts else
+                     f"some lines ({_lines_named(untied_only)}) step back and forth {far}")
+    if both:
+        parts.append(f"and some ({_lines_named(both)}) both" if tied_only else
+                     f"and some ({_lines_named(both)}) {far} and {near}" if parts else
+                     f"some lines ({_lines_named(both)}) step back and forth both {near} and {far}")
+    return ", ".join(parts)
 
 
 def _panel_names(panels: list, meta: dict) -> dict:
