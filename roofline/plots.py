@@ -1742,14 +1742,16 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                 text += "\n(past the memory cap:\nno such pass fits)"  # as if a layout compared reached it
             ax.annotate(text, (bound.min(), 0.97),
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
-                        ha="right", va="top", fontsize=7, color="firebrick")
+                        ha="right", va="top", fontsize=7, color="firebrick", bbox=LABEL_HALO, zorder=6)  # over the
+            # faded curves of passes that do not fit, which run up to it (qa485: struck through by them)
         elif ks:  # no compute-bound verify pass in the sweep: say so, or the missing line reads as an omission
             models_here = set(sub["model"])
             moe = ops is not None and bool(((ops["operator"] == "experts") & (ops["bytes"] > 0) & ops["model"].isin(models_here)).any())
             ax.annotate("verify memory-bound at every\nwidth swept (no compute-bound line)"
                         + (":\nits time grows with the experts\nits tokens touch (until they\ntouch all) and with their FLOPs"
                            if moe else ""), (0.03, 0.97),  # (qa433: at batch 128 MLA attention's FLOPs, not experts)
-                        xycoords="axes fraction", ha="left", va="top", fontsize=7, color="firebrick")
+                        xycoords="axes fraction", ha="left", va="top", fontsize=7, color="firebrick", bbox=LABEL_HALO,
+                        zorder=6)
         _log2_axis(ax, np.concatenate([dec["batch"].to_numpy(dtype=float), tokens.to_numpy(dtype=float)]))
         _log_axis(ax, "y")
         ax.set_xlabel("tokens in flight per pass, B × q")
