@@ -56,7 +56,7 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "pareto": "two batch sizes and a point that fits in memory",
     "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",
     "serving_vs_batch": "two batch sizes and a point that fits in memory (and a request's serving_* columns)",
-    "speedup_vs_context": "a speculative method with k > 0, two contexts and a point that fits in memory",
+    "speedup_vs_context": "a speculative method with k > 0, two contexts above 0 and a point that fits in memory",
 }
 REQUEST_PLOTS = ("serving_vs_batch",)  # drawn only for a scenario that gives a request: not missed where none does
 CONTEXT_PLOTS = ("speedup_vs_context",)  # drawn only for a table of two contexts or more: not missed where it has one

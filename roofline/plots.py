@@ -977,6 +977,9 @@ def _log2_axis(ax, values) -> None:
     last one kept, so 384 and 512 do not print as '384512'), else every (other) power of 2."""
     ax.set_xscale("log", base=2)
     vals = np.unique(np.asarray(values, dtype=float))
+    vals = vals[vals > 0]  # a log axis has no 0 (qa486: a context of 0 divided by zero here, a numpy warning printed)
+    if not len(vals):
+        return
     if len(vals) <= 10:
         ticks = [vals[0]]
         for v in vals[1:]:
@@ -2061,7 +2064,10 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
     the heatmap has them all): how a long context moves speculation's gain, a batch's line ending where it no longer
     fits in memory. Panels per (hardware, model), the context on the x axis. Needs a speculative method with k > 0,
     two contexts and a point that fits (qa421: a context sweep answered 'does speculation still pay at 128k' from
-    results.csv alone)."""
+    results.csv alone). A context of 0 is left out, said (a log axis has no 0: qa486)."""
+    zero = "context" in df and bool((df["context"] <= 0).any())
+    if zero:
+        df = df[df["context"] > 0]
     if (meta.get("method", "none") == "none" or "context" not in df or df["context"].nunique() < 2
             or not (df["k"] > 0).any() or not _any_fit(df)):
         return None
@@ -2107,7 +2113,8 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
                    **({"title": "each batch's markers shifted\nsideways: lines meet here", "title_fontsize": 7} if dodged else {}))
     others = (f", the {'lower' if len(alphas) == 2 else 'middle'} of {len(alphas)} swept (speedup_heatmap has each)"
               if len(alphas) > 1 else "")
-    fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "")
+    fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "",
+                     "context 0 left out (a log axis has no 0)" if zero else "")
     swept_k = sorted(df.loc[df["k"] > 0, "k"].unique())
     k_text = "best k per point" if len(swept_k) > 1 or (df["k"] == 0).any() else f"k = {int(swept_k[0])}"  # (qa421)
     _title(fig, f"Speedup vs context, {k_text}\n"
