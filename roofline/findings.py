@@ -716,8 +716,8 @@ def mla_attention_text(model: str, ops: pd.DataFrame, meta: dict, fitting: set |
                 + (f" ({' or '.join(ways)} would take it higher, past the ridge, where a verify pass's attention takes "
                    "longer than a decode step's and a longer context can narrow the margin)." if ways else "."))
     return (f" For {who} it holds where its attention stays memory-bound: {what} {span(last['intensity'])} FLOP/B, "
-            f"above its derated ridge on {_list(named(above))} FLOP/B (compute-bound: {_long_context_limit(above)}) and "
-            f"below it on {_list(named(below))} FLOP/B.")
+            f"above its derated ridge (in FLOP/B in brackets) on {_list(named(above))} (compute-bound: "
+            f"{_long_context_limit(above)}) and below it on {_list(named(below))}.")  # (qa486: the unit after a bracket)
 
 
 def _sparse_attention_text(who: str, read_tokens: int, q: int) -> str:

@@ -52,7 +52,8 @@ def test_each_kv_dtype_is_read_on_its_own_side_of_the_ridge():
     text = mla_attention_text("deepseek-v3", _ops(rows), META)
     above, below = text.split(" and below it on ")
     assert "fp8 KV cache: 200" in above and "bf16 KV cache" not in above and "bf16 KV cache: 200" in below, text
-    assert "150-1,600 FLOP/B, above its derated ridge on" in text, text
+    assert "150-1,600 FLOP/B, above its derated ridge (in FLOP/B in brackets) on" in text, text
+    assert ") FLOP/B" not in text, text  # qa486: the unit after a device's bracket, twice
 
 
 def test_layouts_that_differ_in_dp_attention_alone_are_each_read():
