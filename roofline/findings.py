@@ -1173,7 +1173,8 @@ def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, drafted_caps: pd.Series
 def _course(values, batches) -> tuple[str, str]:
     """How a gain moves as the batch grows, as its quoted numbers (`_x`) show it: a verb ('grows' only where it never
     falls; 'dips, then recovers' where it falls and ends at least where it began; 'falls' where it only falls, ...) and
-    its path through the turning points ('2.18× at batch 1, down to 1.83× at batch 8, up to 2.26× at batch 64')."""
+    its path through the turning points ('2.18× at batch 1, down to 1.83× at batch 8, up to 2.26× at batch 64'), and
+    where the last of them holds, as quoted, to the last batch, ', level from there to batch 128'."""
     quoted = [float(_n(v).replace(",", "")) for v in values]
     turns, last, direction = [0], 0, 0  # turning points; the extreme of the current run; its direction
     for i in range(1, len(quoted)):
@@ -1197,7 +1198,9 @@ def _course(values, batches) -> tuple[str, str]:
         verb = "rises and falls"
     steps = [f"{' to' if len(ups) == 1 else ', up to' if up else ', down to'} {_x(values[t])} at batch {int(batches[t]):,}"
              for up, t in zip(ups, turns[1:])]
-    return verb, f"{_x(values[0])} at batch {int(batches[0]):,}" + "".join(steps)
+    level = (f", level from there to batch {int(batches[-1]):,}" if turns[-1] < len(quoted) - 1 else "")  # its last run
+    # level to the sweep's end, as quoted (qa486: '2.09x at batch 32' read as where it ended, batch 64 quoting the same)
+    return verb, f"{_x(values[0])} at batch {int(batches[0]):,}" + "".join(steps) + level
 
 
 def memory_split(df: pd.DataFrame) -> pd.DataFrame:

@@ -552,3 +552,14 @@ def test_a_course_that_holds_gives_both_batches_with_thousands_separators():
     from roofline.findings import _course
 
     assert _course([2.0, 2.0], [1, 1024])[1].endswith("from batch 1 to 1,024")
+
+
+def test_a_gain_level_to_the_sweeps_end_says_so():
+    """qa486: '2.04x at batch 1 to 2.09x at batch 32' where batch 64, the last, quotes 2.09x too: read as where it ended."""
+    from roofline.findings import _course
+
+    assert _course([2.04, 2.06, 2.0931, 2.0932], [1, 8, 32, 64]) == (
+        "grows", "2.04× at batch 1 to 2.09× at batch 32, level from there to batch 64")
+    assert _course([2.04, 2.06, 2.0931], [1, 8, 32]) == ("grows", "2.04× at batch 1 to 2.09× at batch 32")
+    assert _course([2.0, 1.8, 2.2, 2.2], [1, 8, 32, 64])[1].endswith("up to 2.20× at batch 32, level from there to batch 64")
+    assert _course([2.0, 2.0], [1, 8]) == ("holds", "2.00× from batch 1 to 8")
