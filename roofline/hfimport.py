@@ -200,6 +200,13 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> tuple[list[dict], lis
     """(attention groups, each layer's group index): one sliding group a window, in the order the config first gives
     it, then the full layers; the order [] where there is one group (every layer the same)."""
     windows = _layer_windows(cfg, where, layers)
+    longest = cfg.get("max_position_embeddings")
+    if isinstance(longest, int) and not isinstance(longest, bool) and longest > 0 and any(w >= longest for w in windows):
+        wide = sorted({w for w in windows if w >= longest})  # (qa486: 99,999,999 imported as a sliding group, 'gqa
+        warn(f"{where}: {'sliding_window' if 'sliding_window' in cfg else 'attention_chunk_size'} "  # sliding')
+             f"{', '.join(f'{w:,}' for w in wide)}: at least max_position_embeddings ({longest:,}), so no sequence "
+             "outgrows it: those layers imported as full attention")
+        windows = [0 if w >= longest else w for w in windows]
     order = [w for w in dict.fromkeys(windows) if w] + ([0] if 0 in windows else [])
     groups = [{"kind": "sliding", "layers": windows.count(w), "window": w} if w else {"kind": "full", "layers": windows.count(0)}
               for w in order]

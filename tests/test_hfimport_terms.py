@@ -277,3 +277,25 @@ def test_an_active_count_without_a_published_figure_is_said_with_the_input_embed
                "layer_types": ["sliding_attention", "full_attention"] * 18}
     line = check_params(profile_from_hf_config(gpt_oss, "g", "g.json"), "g.json")
     assert line.endswith("active 5.71B") and "published" not in line
+
+
+def test_a_window_no_sequence_outgrows_is_imported_as_full_attention():
+    """qa486: a sliding_window of 99,999,999 over 32,768 positions was imported as a sliding group ('gqa sliding' in
+    `models list`) that holds and reads what full attention does: imported as full attention, said."""
+    import warnings
+
+    from roofline.hfimport import profile_from_hf_config
+
+    cfg = {"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
+           "head_dim": 128}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wide = profile_from_hf_config({**cfg, "sliding_window": 99999999}, "m", "c.json")
+    said = [str(w.message) for w in caught if "no sequence outgrows it" in str(w.message)]
+    assert said == ["c.json: sliding_window 99,999,999: at least max_position_embeddings (32,768), so no sequence outgrows "
+                    "it: those layers imported as full attention"], said
+    full = profile_from_hf_config(cfg, "m", "c.json")
+    assert wide["attention"] == full["attention"] and "sliding" not in str(wide["attention"])
+    narrow = profile_from_hf_config({**cfg, "sliding_window": 4096}, "m", "c.json")  # Mistral 7B v0.1's: slides
+    assert "sliding" in str(narrow["attention"])
