@@ -228,7 +228,8 @@ def _pp(meta: dict) -> str:
     'pp N' of its layouts."""
     pp = meta.get("pp")
     if pp is None:
-        pp = [d for layout in meta.get("layouts") or [] if (d := _layout_degree(layout, "pp"))] or [1]
+        pp = [_layout_degree(layout, "pp") or 1 for layout in meta.get("layouts") or []] or [1]  # a layout naming
+        # none is pp 1 (qa483: 'tp 8' beside 'tp 8, pp 2' read as pp 2 alone)
     values = list(dict.fromkeys(str(v) for v in (pp if isinstance(pp, (list, tuple)) else [pp])))
     return "" if values == ["1"] else " / ".join(values)
 
@@ -2111,7 +2112,8 @@ def _plot_speedup_vs_context(df: pd.DataFrame, ops, meta: dict) -> Figure | None
         ax.set_ylabel("speedup over plain decoding (×)")
     _shared_legend(fig, [ax for ax, _ in panels],
                    **({"title": "each batch's markers shifted\nsideways: lines meet here", "title_fontsize": 7} if dodged else {}))
-    others = (f", the {'lower' if len(alphas) == 2 else 'middle'} of {len(alphas)} swept (speedup_heatmap has each)"
+    others = (f", the {'lower' if len(alphas) == 2 else 'lower middle' if len(alphas) % 2 == 0 else 'middle'} of "
+              f"{len(alphas)} swept (speedup_heatmap has each)"  # (qa483: the second of 4 said 'the middle')
               if len(alphas) > 1 else "")
     fig_note = _join(note, f"{len(batches)} of {len(swept)} batches" if len(batches) < len(swept) else "",
                      "context 0 left out (a log axis has no 0)" if zero else "")
