@@ -1662,8 +1662,9 @@ def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
 
 
 def _row_named(row, versus=None) -> str:
-    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates; the dtypes, shared prefix
-    and drafter's device where they differ from `versus`'s: qa314, two deployments read alike), a frontier row, short
+    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates, and a drafter's own device,
+    whose price is in its cost; the dtypes and shared prefix where they differ from `versus`'s: qa314, two deployments
+    read alike), a frontier row, short
     (the context is the compared row's: miss_margin_notes compares rows of one context)."""
     from roofline.tables import DTYPE_LABELS
 
@@ -1671,9 +1672,12 @@ def _row_named(row, versus=None) -> str:
     text = (f"{row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({layout}), {row['engine']}, "
             f"batch {int(row['batch'])}")
     if versus is not None:
-        for column, label in (*DTYPE_LABELS, ("shared_prefix", "shared prefix"), ("draft_hardware", "drafter on")):
+        for column, label in (*DTYPE_LABELS, ("shared_prefix", "shared prefix")):
             if str(row.get(column, "")) != str(versus.get(column, "")) and str(row.get(column, "")) not in ("", "nan"):
                 text += f", {label} {row[column]}"
+    drafter = str(row.get("draft_hardware", "")) if row["decoding"] == "speculation" else ""
+    if drafter not in ("", "nan"):  # its device and price in the figure said (qa489: a rival's $0.312 with an L40S
+        text += f", drafter on {drafter}"  # drafter, unsaid where the pick's drafter was the same)
     return text + (f", {row['method']} k {int(row['k'])}" if row["decoding"] == "speculation" else "")
 
 

@@ -2347,7 +2347,7 @@ def test_a_repriced_pick_counts_a_drafters_device():
     notes = repriced_pick_notes(df, cheapest(df, 50), 50, meta=meta)
     assert len(notes) == 1 and notes[0].startswith("at the profiles' prices now (l4 $0.75 a device-hour), the speculation "
                                                    "pick of the table's rows would be m on h100-sxm x 1 (tp 1), vllm, "
-                                                   "batch 8, draft k 3 at $0.516 per million tokens"), notes
+                                                   "batch 8, drafter on l4, draft k 3 at $0.516 per million tokens"), notes
     assert repriced_pick_notes(df, cheapest(df, 50), 50, meta={"price_usd_per_hour": {"h100-sxm": 3.0, "l4": 0.75}}) == []
     # qa420: the pick stays where its cost alone moves; said (H100 swept at $2.00, $3.00 now: 1.0 x 3 / 2)
     moved = _rows((60, 1.0, True, "eagle", 3, 0.8, 8), (60, 1.2, True, "draft", 3, 0.8, 8))
