@@ -860,9 +860,13 @@ def plain_runnable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
 
 
 def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
-    """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
+    """The candidates (_candidates) that fit in memory, have a cost, are not at a `refused` layout and that the table
+    does not mark as run by no setup of their engine (engine_runs, a plain point drawn from a speculative row its
+    baseline_engine_runs: qa489, a table read where its profiles are not was priced whole)."""
     out = _candidates(df)
-    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])]
+    runs = out["engine_runs"].fillna(True).astype(bool) if "engine_runs" in out else True
+    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])
+               & runs]
 
 
 def without_bound(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -2093,6 +2097,12 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
             named = list(dict.fromkeys(e["note"] for e in entries if (refused_rows(df, [e]) & rows).any()))
             notes.append(f"{int(rows.sum()):,} rows left out, {why}: " + "; ".join(named))
         said |= rows
+    if "engine_runs" in df:  # marked so by the sweep where the profiles that say why are not on the search path now
+        marked = ~df["engine_runs"].fillna(True).astype(bool) & ~said
+        if marked.any():
+            notes.append(f"{int(marked.sum()):,} rows left out that the table marks as run by no setup of their engine "
+                         "(engine_runs false; their profiles, which say why, are not on the search path here)")
+        said |= marked
     unpriced = int((df[COST].isna() & ~said).sum())
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))
