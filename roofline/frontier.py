@@ -238,7 +238,48 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
                                                          or stage_split_dense_note(engine, model, dep)):
             refused.append({**row, "note": note})  # a layout no setup of the engine has (qa139; a dense model under
             # SGLang's attention DP, which the sweep warns of: qa283, picked by cheapest and the fast tiers)
-    return refused + refused_methods(df, extra_dirs, unchecked) + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
+    out = refused + refused_methods(df, extra_dirs, unchecked) + unrunnable_engines(df, extra_dirs, unchecked)
+    return out + _marked_unrun(df, out, set(unchecked)), sorted(set(unchecked))
+
+
+MARKED_KEYS = ("model", "engine", "hardware", "draft_hardware", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype",
+               "expert_dtype")
+
+
+def _marked_unrun(df: pd.DataFrame, refused: list[dict], unchecked: set[str]) -> list[dict]:
+    """refused_layouts' entries for the rows the table itself marks as run by no setup of their engine (engine_runs
+    false, grid.engine_runs) that none of `refused` covers and whose profiles are not on the search path (`unchecked`:
+    'model NAME', 'engine NAME', 'device NAME'), which would say why (qa489: trtllm on an AMD device renamed, priced and
+    picked); where they are, they decide, as for a table edited since its sweep. One entry a config,
+    `speculative_only` where its plain point runs (baseline_engine_runs)."""
+    if "engine_runs" not in df or not unchecked:
+        return []
+    away = pd.Series(False, index=df.index)
+    for column, kind in (("model", "model"), ("engine", "engine"), ("hardware", "device"), ("draft_hardware", "device")):
+        if column in df:
+            away |= df[column].astype(str).map(lambda name, kind=kind: f"{kind} {name}" in unchecked)
+    marked = ~df["engine_runs"].fillna(True).astype(bool) & ~refused_rows(df, refused) & away
+    if not marked.any():
+        return []
+    keys = [c for c in MARKED_KEYS if c in df]
+    rows = df.loc[marked, keys].astype(object).fillna("").astype(str).assign(
+        plain_runs=df.loc[marked, "baseline_engine_runs"].fillna(True).astype(bool) if "baseline_engine_runs" in df else False)
+    out = []
+    for values, group in rows.groupby(keys, sort=False, dropna=False):
+        row = dict(zip(keys, values))
+        spec = bool(group["plain_runs"].all())  # its plain decoding runs: the drafting rows alone, by method and drafter
+        entry = {k: (int(float(v)) if k in ("tp", "dp_attention", "ep", "pp") else v) for k, v in row.items()
+                 if v not in ("", "nan") and (spec or k not in ("method", "draft_hardware"))}  # (a plain point drawn
+        # from a speculative row is method none, no drafter: a layout's refusal holds it too)
+        layout = describe_layout(*(entry.get(k, 1) for k in ("tp", "dp_attention", "ep", "pp")))
+        if spec:
+            entry["speculative_only"] = True
+        entry["note"] = (f"{row.get('model', '')} on {row.get('hardware', '')} ({layout}) under {row.get('engine', '')}"
+                         + (f", {row['method']} speculation" if spec and "method" in row else "")
+                         + ": marked by its sweep as run by no setup of the engine (engine_runs false; the profiles "
+                           "that say why are not on the search path here)")
+        out.append(entry)
+    return out
 
 
 def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
@@ -860,13 +901,9 @@ def plain_runnable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
 
 
 def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
-    """The candidates (_candidates) that fit in memory, have a cost, are not at a `refused` layout and that the table
-    does not mark as run by no setup of their engine (engine_runs, a plain point drawn from a speculative row its
-    baseline_engine_runs: qa489, a table read where its profiles are not was priced whole)."""
+    """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
     out = _candidates(df)
-    runs = out["engine_runs"].fillna(True).astype(bool) if "engine_runs" in out else True
-    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])
-               & runs]
+    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])]
 
 
 def without_bound(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -2097,12 +2134,6 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
             named = list(dict.fromkeys(e["note"] for e in entries if (refused_rows(df, [e]) & rows).any()))
             notes.append(f"{int(rows.sum()):,} rows left out, {why}: " + "; ".join(named))
         said |= rows
-    if "engine_runs" in df:  # marked so by the sweep where the profiles that say why are not on the search path now
-        marked = ~df["engine_runs"].fillna(True).astype(bool) & ~said
-        if marked.any():
-            notes.append(f"{int(marked.sum()):,} rows left out that the table marks as run by no setup of their engine "
-                         "(engine_runs false; their profiles, which say why, are not on the search path here)")
-        said |= marked
     unpriced = int((df[COST].isna() & ~said).sum())
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))

@@ -27,11 +27,13 @@ def test_rows_the_table_marks_unrun_are_left_out_and_said(roofline, tmp_path):
     assert code == 0, err
     picks = [line for line in out.splitlines() if line.strip().startswith("plain")]
     assert picks and "h100-sxm" in picks[0] and "zz-amd" not in out.split("note:")[0], out
-    assert "2 rows left out that the table marks as run by no setup of their engine (engine_runs false" in out + err, out + err
+    assert ("2 rows left out, at a layout, method or draft model their engine refuses to load or runs no setup of: "
+            "llama-3.1-8b on zz-amd (tp 1) under trtllm: marked by its sweep as run by no setup of the engine (engine_runs "
+            "false; the profiles that say why are not on the search path here)") in out + err, out + err
 
 
 def test_a_plain_point_of_a_speculative_row_reads_its_baseline_mark():
-    from roofline.frontier import _reachable
+    from roofline.frontier import _reachable, refused_layouts
 
     rows = pd.DataFrame({"hardware": ["h"] * 2, "model": ["m"] * 2, "engine": ["e"] * 2, "method": ["eagle"] * 2,
                          "k": [3, 3], "batch": [1, 8], "context": [1024] * 2, "tp": [1] * 2, "alpha": [0.7] * 2,
@@ -39,7 +41,11 @@ def test_a_plain_point_of_a_speculative_row_reads_its_baseline_mark():
                          "cost_usd_per_million_tokens": [1.0, 0.5], "baseline_tokens_per_s_per_user": [60.0, 50.0],
                          "baseline_cost_usd_per_million_tokens": [1.5, 0.8], "baseline_max_batch": [100] * 2,
                          "engine_runs": [False, False], "baseline_engine_runs": [True, True]})
-    reach = _reachable(rows)
+    refused = refused_layouts(rows)[0]  # "m" and "e" are no profiles: the table's marks alone say it
+    assert [e.get("speculative_only") for e in refused] == [True] and refused[0]["method"] == "eagle"
+    reach = _reachable(rows, refused)
     assert set(reach["decoding"]) == {"plain"} and len(reach) == 2  # the method refused, plain decoding runs
-    reach = _reachable(rows.assign(baseline_engine_runs=[True, False]))
-    assert list(reach["batch"]) == [1]
+    both = rows.assign(baseline_engine_runs=[False, False])  # plain decoding marked too: no method in its entry, so
+    refused = refused_layouts(both)[0]  # the plain points drawn from the speculative rows (method none) are held too
+    assert "method" not in refused[0] and not refused[0].get("speculative_only")
+    assert _reachable(both, refused).empty
