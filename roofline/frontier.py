@@ -601,9 +601,11 @@ def repriced_pick_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_p
         if old is not None and _row_named(old) == _row_named(new):  # the same pick: its cost, where it moves (qa420:
             # an L4 drafter from $0.75 to $20 a device-hour left the pick and put its cost 2.5x up, unsaid)
             if not math.isclose(float(new[COST]), float(old[COST]), rel_tol=PRICE_MOVE_SAID):
-                notes.append(f"at the profiles' prices now {prices}, the {kind} pick stays, at "
+                notes.append(f"at the profiles' prices now {prices}, the {kind} pick of the table's batches stays, at "
                              f"${format_significant(float(new[COST]))} per million tokens (the table's "
-                             f"${format_significant(float(old[COST]))})")
+                             f"${format_significant(float(old[COST]))}; a sweep again prices the batches between, where "
+                             "another device's may come out cheaper)")  # (qa489: 'stays' beside a break-even price,
+                # of points computed now, under the price it had)
             continue
         notes.append(f"at the profiles' prices now {prices}, the {kind} pick of the table's rows would be "
                      f"{_row_named(new)} at ${format_significant(float(new[COST]))} per million tokens "

@@ -2353,8 +2353,9 @@ def test_a_repriced_pick_counts_a_drafters_device():
     moved = _rows((60, 1.0, True, "eagle", 3, 0.8, 8), (60, 1.2, True, "draft", 3, 0.8, 8))
     moved["draft_hardware"] = ["", "l4"]  # the drafted row: 1.2 x 3.75 / 2.75 = 1.64, still dearer
     assert repriced_pick_notes(moved, cheapest(moved, 50), 50, meta={"price_usd_per_hour": {"h100-sxm": 2.0, "l4": 0.75}}) == [
-        "at the profiles' prices now (h100-sxm $3.00 a device-hour), the speculation pick stays, at $1.50 per million "
-        "tokens (the table's $1.00)"]
+        "at the profiles' prices now (h100-sxm $3.00 a device-hour), the speculation pick of the table's batches stays, at $1.50 per million "
+        "tokens (the table's $1.00; a sweep again prices the batches between, where "
+        "another device's may come out cheaper)"]
 
 
 @pytest.mark.slow

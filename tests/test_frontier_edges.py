@@ -114,8 +114,9 @@ def test_a_plain_point_is_repriced_without_the_drafters_device():
     picks = cheapest(df, 30)
     assert picks["plain"]["cost_usd_per_million_tokens"] == 2.0
     notes = repriced_pick_notes(df, picks, 30, meta=meta)
-    assert notes == ["at the profiles' prices now (l4 $0.75 a device-hour), the speculation pick stays, at $0.516 per "
-                     "million tokens (the table's $1.10)"], notes
+    assert notes == ["at the profiles' prices now (l4 $0.75 a device-hour), the speculation pick of the table's batches stays, at $0.516 per "
+                     "million tokens (the table's $1.10; a sweep again prices the batches between, "
+                     "where another device's may come out cheaper)"], notes
 
 
 @pytest.mark.slow
