@@ -815,9 +815,9 @@ def _unknown_misses(kind: str, doc, set_here: set[str]) -> tuple[bool, bool]:
     [none]`; qa485: a copy of sglang with its own spec_per_iteration lost DeepSeek's plain-step miss on MI300X), and
     dropped where it holds speculative points alone; a miss without a direction, of memory (vllm's gpt-oss weights,
     qa423), is kept unless a memory_ field is set. `engines set` and `edit` leave them to the user, as every line they
-    are not asked to change."""
+    are not asked to change. The fit record (`fitted`: removed with fitted=null) prices nothing (qa487)."""
     fields = {key.split(".")[0] for key in set_here}
-    changed = fields - {"name", "display_name", "version", "source", "notes", "type", *MISS_NEUTRAL_FIELDS}  # (qa307:
+    changed = fields - {"name", "display_name", "version", "source", "notes", "type", "fitted", *MISS_NEUTRAL_FIELDS}  # (qa307:
     if kind != "engine" or "known_misses" not in doc or "known_misses" in fields or not changed:  # known_misses.0.note)
         return False, False
     misses = doc["known_misses"]
@@ -1383,22 +1383,29 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
             shown = shown.replace(EAGER_NAMED, "")
         costs = [value for keys, value in pairs if keys == ["costs_from"]] if kind == "engine" else []
         if costs:  # (qa403: 'costs of vllm' kept in the name of a copy whose costs are another's, or its own)
-            taken = costs[-1]
-            shown = re.sub(r"(;\s*)?costs of [^);,]+", (lambda m: f"{m.group(1) or ''}costs of {Path(str(taken)).stem}")
-                           if taken else "", shown)
+            shown = _costs_named(shown, costs[-1])
         doc["display_name"] = f"{name} (copy of {shown}" + (EAGER_NAMED if graphs and graphs[-1] is False else "") + ")"
     set_here = {".".join(keys) for keys, _ in pairs}
+    source_leaves = _leaves(doc)  # a field given the source's own value changes nothing: the fit record, the misses and
+    changed_here = set_here - {".".join(keys) for keys, value in pairs  # the family values stay, as `set` keeps them
+                               if value is not None and _same_leaves(source_leaves, ".".join(keys), value)}  # (qa487)
     if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k
         doc["description"] = _copy_description(name, source.stem, set_here, str(doc["description"]))
-    _unfit(kind, doc, set_here)
-    misses_dropped = _unknown_misses(kind, doc, set_here)
+    _unfit(kind, doc, changed_here)
+    misses_dropped = _unknown_misses(kind, doc, changed_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
     leaves_before = _leaves(doc)
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)
-    _apply(doc, pairs, str(target), _field_order(kind), kept)
+    try:
+        _apply(doc, pairs, str(target), _field_order(kind), kept)
+    except RooflineError as exc:  # (qa487: 'qy.yaml: fooo: expected a field ...' named a file never written)
+        message = str(exc)
+        if message.startswith(f"{target}: "):
+            raise RooflineError(f"{target} (not written): {message[len(str(target)) + 2:]}") from None
+        raise
     unordered = _unordered(kind, doc, shape, set_here, str(target))
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
@@ -1444,7 +1451,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _paired_peak_note(kind, source_spec, spec, set_here, str(target))
     _kept_price_note(kind, source_spec, written, set_here, str(target), source.stem)
     _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before, tuple(inherited))
-    _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
+    _family_values_kept(kind, doc, changed_here, str(target))  # said once the profile is written
     _shares_by_devices_kept(kind, doc, set_here, str(target))
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
@@ -1462,6 +1469,13 @@ COPY_DESCRIPTION = re.compile(r"^(\S+): a copy of (\S+) with (.+?) set, whose de
 SOURCE_HEADER = re.compile(r"# \S+'s header: ")  # a copy's line carrying the top comment of the profile it came from
 MADE_FROM = re.compile(r"made with `roofline (?:hw|models|engines|scenarios) new \S+ --from (\S+?)[` ]")  # a copy's header
 MADE_WITH_NEW = ": made with `roofline hw new "  # a hardware copy's header: its values are its source's until set
+
+
+def _costs_named(shown: str, taken) -> str:
+    """A copy's display name with its 'costs of NAME' following `taken` (costs_from's new value: a name or a path; None
+    or '': its own costs, the words dropped)."""
+    return re.sub(r"(;\s*)?costs of [^);,]+", (lambda m: f"{m.group(1) or ''}costs of {Path(str(taken)).stem}")
+                  if taken else "", shown)
 
 
 def _copy_description(name: str, source: str, fields: set[str], description: str) -> str:
@@ -1838,8 +1852,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     shown = str(doc.get("display_name", ""))  # a copy's name that says eager follows graphs set since (qa340: stale)
     hand_named = "display_name" in set_here or "display_name" in hand_set_fields(unix)  # a name the user wrote: theirs
     if graphs and not hand_named and shown.endswith(")") and (EAGER_NAMED in shown) != (graphs[-1] is False):  # (qa341)
-        doc["display_name"] = (shown.replace(EAGER_NAMED, "") if graphs[-1] is not False
-                               else shown[:-1] + EAGER_NAMED + ")") if " (copy of " in shown else shown
+        doc["display_name"] = shown = (shown.replace(EAGER_NAMED, "") if graphs[-1] is not False
+                                       else shown[:-1] + EAGER_NAMED + ")") if " (copy of " in shown else shown
+    costs = [value for keys, value in pairs if keys == ["costs_from"]] if kind == "engine" else []
+    if costs and not hand_named and " (copy of " in shown and "costs of " in shown:  # the name follows it too (qa487: 'costs
+        doc["display_name"] = _costs_named(shown, costs[-1])  # of vllm' in the name, show said 'costs of sglang')
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)
