@@ -501,9 +501,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     bounds = {p.key: p for p in PARAMETERS}
 
     def side(key: str) -> str:  # the bound the value in use sits on ("" where it sits on none: set by hand, an override)
-        value, p = getattr(eng, key + "_s"), bounds[key]
-        return next((name for name, bound in (("upper", p.high), ("lower", p.low))
-                     if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
+        return bounds[key].bound_at(getattr(eng, key + "_s"))
 
     bounded = [] if at_limit or be is None else [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
     if bounded:

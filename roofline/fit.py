@@ -109,6 +109,11 @@ class Parameter:
     def to_unit(self, value: float) -> float:
         return value / SCALE_S[self.unit]
 
+    def bound_at(self, value: float) -> str:
+        """'lower' or 'upper' where `value` (SI) sits on that bound (to 0.1%), else ''."""
+        return next((name for name, bound in (("lower", self.low), ("upper", self.high))
+                     if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
+
     def to_u(self, value):
         value = np.clip(value, self.low, self.high)
         if self.low > 0:

@@ -1608,8 +1608,7 @@ def fit_bound_note(engine: ServingEngine, hw, used: dict[str, bool], whose: str 
         if source is None or source not in hit:
             continue
         p, value = BY_KEY[key], getattr(engine, BY_KEY[key].field)
-        side = next((name for name, bound in (("lower", p.low), ("upper", p.high))
-                     if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
+        side = p.bound_at(value)
         if not side or (side == "lower" and p.low == 0.0):  # no time is shorter than none: the least there is, as
             continue  # the overlap exponent's 1 (vllm's host_per_step at 0 s: the per-sequence part carries the rest)
         shown = format_seconds(value) if p.unit else f"{value:.3g}"
