@@ -257,7 +257,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     top = max(float(table["largest_batch"].max()), 2.0)
     label_octaves = 3.0  # the axis runs this many octaves above the largest swept batch: room for a bar's label over it,
     #   about half an octave a character of a 2.4-inch panel's rotated 6-point text (qa485: '≥4096' crossed the frame)
-    tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
+    tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
     for ax, a in zip(axes, alphas):
         for i, m in enumerate(methods):
             t = table[same_alpha(table["alpha"], a) & (table["method"] == m)].set_index("hardware").reindex(hws)

@@ -1592,8 +1592,8 @@ def undetermined_note(engine: ServingEngine, hw, used: dict[str, bool]) -> str:
 
 
 def fit_bound_note(engine: ServingEngine, hw, used: dict[str, bool], whose: str = "this point's figures") -> str:
-    """'sglang's quantised_moe_efficiency on AMD Instinct (0.500) is at the lower bound of the range its fit searched
-    ...' where a parameter a point uses (`used`, as undetermined_note's) holds, on `hw`, a value its fit left at a bound
+    """'sglang's quantised_moe_efficiency on AMD Instinct (0.5) is the lower bound of the range its fit searched
+    (0.5-1) ...' where a parameter a point uses (`used`, as undetermined_note's) holds, on `hw`, a value its fit left at a bound
     (fitted.bounds_hit, the profile's own value or its family's, ServingEngine.fitted_source; not set by hand since):
     the rows wanted it further, so what rests on it is the bound's answer (qa485: MI300X's MoE experts at the 0.5 floor,
     two thirds of a DeepSeek-R1 step, said by `engines show` alone). Not said: the overlap exponent, whose bound 1 is
