@@ -1549,9 +1549,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 
 def _against_ridge(free: pd.DataFrame) -> tuple[int, int] | None:
-    """(the position of the row that pays to the larger batch, of the one with the higher ridge point) of the first pair of `free`'s rows
-    (largest break-even first) whose order goes against their ridge points' (a larger break-even on a strictly lower
-    ridge point), or None where every pair follows them (ties either way follow)."""
+    """(the position of the row that pays to the larger batch, of the one with the higher ridge point) of the first
+    pair of `free`'s rows (largest break-even first) whose order goes against their ridge points' (a larger break-even
+    on a strictly lower ridge point), or None where every pair follows them (ties either way follow)."""
     rows = list(free[["break_even_batch", "ridge"]].itertuples(index=False, name=None))
     for i, (batch_i, ridge_i) in enumerate(rows):
         for j in range(i + 1, len(rows)):
