@@ -507,8 +507,9 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     if bounded:
         base = Path(eng.costs_from).stem if eng.costs_from else eng.name  # a costs_from profile's copy is the other's
         owner = f"{base}'s costs: " if base != eng.name else ""
-        shown = ", ".join(f"{key} ({owner}{format_seconds(getattr(eng, key + '_s'))}, the {side(key)} bound of its fit "
-                          "range)" for key in bounded)
+        shown = ", ".join(f"{key} ({owner}{format_seconds(getattr(eng, key + '_s'))}, "
+                          f"{'the' if bounds[key].on_bound(getattr(eng, key + '_s')) else 'near the'} {side(key)} bound "
+                          "of its fit range)" for key in bounded)
         notes.append(f"the break-even batch {be:,} rests on {eng.name}'s {shown}: the fit's rows would have taken it "
                      f"further, so a copy with another value moves the break-even (roofline engines new NAME --from "
                      f"{base} --set '{bounded[0]}=...')")

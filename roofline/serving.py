@@ -1614,7 +1614,8 @@ def fit_bound_note(engine: ServingEngine, hw, used: dict[str, bool], whose: str 
         shown = format_seconds(value) if p.unit else f"{value:.3g}"
         family = source.partition(" [")[2].rstrip("]")
         slower = (side == "lower") == (not p.unit)  # an efficiency at its floor, a time at its ceiling: rows slower still
-        said.append(f"{key}{f' on {family}' if family else ''} ({shown}) is the {side} bound of the range its fit searched "
+        said.append(f"{key}{f' on {family}' if family else ''} ({shown}) is {'the' if p.on_bound(value) else 'near the'} "
+                    f"{side} bound of the range its fit searched "
                     f"({format_seconds(p.low) if p.unit else f'{p.low:g}'}-{format_seconds(p.high) if p.unit else f'{p.high:g}'}): "
                     f"the rows it was fitted on measured {'slower' if slower else 'faster'} than that gives, so {whose} run "
                     f"{'fast' if slower else 'slow'} where they lean on it, by what the model does not price")

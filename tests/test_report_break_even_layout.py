@@ -69,3 +69,5 @@ def test_the_figure_keeps_its_labels_apart_on_the_page_and_inside_the_frames(amd
         tops = [t.get_window_extent(renderer).y1 for t in ax.texts]  # the bars' labels
         assert tops and max(tops) <= frame.y1, (max(tops), frame.y1)
     assert any(t.get_text() == "≥4096" for t in panels[1].texts)
+    # the axis runs 1 + half an octave a character over the tallest bars' longest label ('≥4096', 5: 3.5 octaves)
+    assert panels[0].get_ylim()[1] == pytest.approx(4096 * 2 ** 3.5)  # shared y: every panel (qa490: r3, r4 free)
