@@ -257,7 +257,7 @@ def _marked_unrun(df: pd.DataFrame, refused: list[dict], unchecked: set[str]) ->
     away = pd.Series(False, index=df.index)
     for column, kind in (("model", "model"), ("engine", "engine"), ("hardware", "device"), ("draft_hardware", "device")):
         if column in df:
-            away |= df[column].astype(str).map(lambda name, kind=kind: f"{kind} {name}" in unchecked)
+            away |= df[column].astype(str).isin({entry.split(" ", 1)[1] for entry in unchecked if entry.startswith(f"{kind} ")})
     marked = ~df["engine_runs"].fillna(True).astype(bool) & ~refused_rows(df, refused) & away
     if not marked.any():
         return []
