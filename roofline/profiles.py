@@ -496,10 +496,9 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         return recorded
     if resolved in paths:
         return paths[resolved]
-    for other in FOLDERS:
-        if other == kind:
-            continue
-        for stem, path in _candidates(other, extra_dirs)[0]:
+    others = {o: _candidates(o, extra_dirs)[0] for o in FOLDERS if o != kind}  # the other kinds' files, walked once
+    for other, files in others.items():
+        for stem, path in files:
             if stem.lower() == name.strip().lower() and path.parent != builtin_dir(other):
                 raise RooflineError(f"{path}: is {'an' if other[0] in 'aeiou' else 'a'} {other} profile (by its type: or keys), not {kind}; "
                                     f"set `type: {kind}` if it is meant as one")
@@ -510,8 +509,8 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
                           "scenario from the scenario file's folder first)"
                           + (f"; the {kind} profile {named!r} is named without .yaml" if named in paths else ""))
     error = unknown_name_error(kind, name, list(paths))
-    other = next((o for o in FOLDERS if o != kind and any(stem.lower() == name.strip().lower() and path.parent == builtin_dir(o)
-                                                          for stem, path in _candidates(o, extra_dirs)[0])), None)
+    other = next((o for o, files in others.items() if any(stem.lower() == name.strip().lower() and path.parent == builtin_dir(o)
+                                                          for stem, path in files)), None)
     if other is not None:  # a built-in of another kind (qa476: `--hardware llama-3.1-8b` was offered a100-sxm-80gb alone)
         raise UnknownName(f"{error}; {name.strip()} is a built-in {other} profile, not {'an' if kind[0] in 'aeiou' else 'a'} "
                           f"{kind} profile")
