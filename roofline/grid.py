@@ -623,7 +623,8 @@ def serving_columns(sc: Scenario, cfg: Config, out: dict, b: np.ndarray, k: np.n
     the costs the devices' rent over the device time a token takes with every request's prefill, its own included
     (api._serving_terms' serving_cost_usd_per_million_tokens; NaN where a device has no price), and the throughputs the
     tokens that time gives: B requests in flight, each O tokens over O t_token + B t_stall (Little's law; the rent
-    over them is the cost).
+    over them is the cost). At B = 1 no other sequence decodes while a prompt is prefilled, so t_stall is the request's
+    own prefill there, t_prefill(P) (+ t_draft_prefill(P) speculating; engine.serving_terms, qa359).
 
     t_stall(q_v) = engine.arrival_stall_s: what one arriving prompt's prefill adds to the decode of B sequences of q_v
     tokens a pass (1 plain; k + 1 verifying a chain, a tree's nodes + 1), speculating with the drafter model's own
