@@ -1727,7 +1727,12 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             faded |= _plot_fitting(ax, g["batch"] * g["q"], g["verify_time_s"] * 1e3, g["pass_fits"], "s" if dots else "", "--",
                                    color=k_color[k], lw=1, ms=4, label=label)
         tokens = (ver["batch"] * ver["q"]) if ks else pd.Series(dtype=float)
-        bound = tokens[ver["verify_compute_bound"].astype(bool)] if ks else tokens
+        # the compute-bound line is read from every k swept, not the drawn ones alone (qa495: H200's 'from 220 tokens'
+        # of the drawn k where a pass of 196 was compute-bound in the table)
+        swept = sub[sub["k"].isin(all_ks if not nodes else ks)].drop_duplicates(["batch", "k"])
+        swept = swept.assign(tokens=swept["batch"] * (nodes + 1 if nodes else swept["k"] + 1),
+                             compute_bound=swept["verify_compute_bound"].astype(bool))
+        bound = swept.loc[swept["compute_bound"], "tokens"] if ks else tokens
         floor_ms = dec["step_time_s"].iloc[0] * 1e3
         ax.axhline(floor_ms, color="0.5", lw=0.8, ls=":")
         ax.annotate(f"batch-{dec['batch'].iloc[0]:g} decode step {floor_ms:.2f} ms", (0.98, floor_ms),
@@ -1737,12 +1742,12 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             ax.axvline(bound.min(), color="firebrick", lw=1, ls=":")
             # "from N" only where every wider pass is compute-bound too: KV reads grow with the batch, and a wider
             # pass of more sequences can be memory-bound again
-            wider_memory = bool((tokens[~ver["verify_compute_bound"].astype(bool)] > bound.min()).any())
+            wider_memory = bool((swept.loc[~swept["compute_bound"], "tokens"] > bound.min()).any())
             text = (f"first compute-bound verify\npass: {bound.min():,.0f} tokens\n(some wider passes of more\nsequences "
                     "memory-bound again:\ntheir KV reads)" if wider_memory  # (qa315: 'not every wider one', cryptic)
                     else f"verify compute-bound\nfrom {bound.min():,.0f} tokens")
-            at_first = ver["verify_compute_bound"].astype(bool) & (tokens == bound.min())
-            if not ver.loc[at_first, "pass_fits"].astype(bool).any():  # qa291: a width no fitting pass reaches, said
+            at_first = swept["compute_bound"] & (swept["tokens"] == bound.min())
+            if not swept.loc[at_first, "pass_fits"].astype(bool).any():  # qa291: a width no fitting pass reaches, said
                 text += "\n(past the memory cap:\nno such pass fits)"  # as if a layout compared reached it
             ax.annotate(text, (bound.min(), 0.97),
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
