@@ -272,7 +272,9 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     wide = roofline.predict("h100-sxm", "llama-3.1-8b", 512, 1024)
     assert wide["memory_time_s"] < 0.9 * wide["bytes_time_s"]  # the compute-bound GEMMs' bytes set little of it (p = 3)
     assert wide["step_time_s"] - wide["step_time_at_2x_bandwidth_s"] == pytest.approx(wide["memory_time_s"] / 2, rel=0.1)
-    assert f"its bytes set {format_seconds(wide['memory_time_s'])} of the step at" in predict_table(wide)
+    # qa495: the whole bytes' time said beside their share, the division one does by hand (16.5 of 18.0 ms at batch 256)
+    assert (f"its bytes set {format_seconds(wide['memory_time_s'])} of the step (of the {format_seconds(wide['bytes_time_s'])} "
+            "they take at the derated bandwidth; the rest overlaps compute), and twice the bandwidth gives") in predict_table(wide)
     paced = roofline.predict("b200", "llama-3.2-1b", 2, 2048, pp=2, engine="trtllm")  # qa341: the path that sets the
     assert paced["step_time_s"] - paced["step_time_at_2x_bandwidth_s"] == pytest.approx(paced["memory_time_s"] / 2, rel=0.02)
     hosted = roofline.predict("h100-sxm", "llama-3.2-1b", 1, 2048, tp=8, engine="sglang")  # step, with its host work
