@@ -744,7 +744,9 @@ def sweep(
     scenario with prompt and output_len adds serving_vs_batch, a serving benchmark's time per output token; a sweep of
     two contexts or more, speedup_vs_context).
 
-    A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
+    A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another.
+    A question scenario's own figure (flops-vs-time's FLOPs and time per token, kv-caps-batch's caps against context) and
+    its finding are drawn by `roofline report NAME`."""
     from roofline.outputs import check_format, staged_dir
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn
 
@@ -803,6 +805,10 @@ def sweep(
             typer.echo(f"note: the roofline figure is at the first context swept, {int(contexts[0]):,}: operators.csv holds "
                        "that one only, so `plot --where context=...` redraws the other figures, not it (a sweep with another "
                        "context first draws it there)", err=True)
+    if sc.answers:  # qa495: flops-vs-time's own figure looked for among the sweep's, where only the report draws it
+        what = "is a report question" if sc.answers == sc.name else f"answers the report question {sc.answers}"
+        typer.echo(f"note: {sc.name} {what}: `roofline report {scenario}` draws its figure and states its finding",
+                   err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
