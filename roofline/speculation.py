@@ -633,6 +633,40 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
     return DEFAULT_RATES[method]
 
 
+def _verify_engine(engine: ServingEngine) -> ServingEngine:
+    """The engine a verify pass runs under while speculating: its prefix cache where it keeps it (speculating_engine),
+    its host work added where it gives its overlap up (host_overlap_speculating false)."""
+    spec_engine = speculating_engine(engine)
+    return spec_engine if spec_engine.host_overlap_speculating else dataclasses.replace(spec_engine, host_overlap=False)
+
+
+VERIFY_BOUND_SEARCH_MAX_BATCH = 4_096  # verify_compute_bound_batches evaluates every batch to this one
+
+
+def verify_compute_bound_batches(hw: HardwareSpec, target: ModelSpec, context, q: float, dep: Deployment,
+                                 engine: ServingEngine, shared_prefix=0) -> dict:
+    """Where the verify pass of q tokens a sequence (k + 1, a tree's nodes + 1) at `context` turns compute-bound
+    (step_metrics' compute_bound: compute-bound operators take most of its operator time), every batch 1 ..
+    VERIFY_BOUND_SEARCH_MAX_BATCH evaluated under the engine as it speculates (_verify_engine), memory or not:
+
+        first_batch          the smallest batch whose pass is compute-bound (None: none to the search's end)
+        memory_bound_again   the smallest memory-bound batch past it (None: none): KV reads grow with the batch
+        searched_to          VERIFY_BOUND_SEARCH_MAX_BATCH
+
+    (the mini-prefill's edge: below first_batch a pass of B q tokens costs about a decode step of B)."""
+    batches = np.arange(1, VERIFY_BOUND_SEARCH_MAX_BATCH + 1, dtype=np.float64)
+    bound = np.broadcast_to(np.asarray(_verify_metrics(hw, target, batches, q, context, dep, engine, _verify_engine(engine),
+                                                       True, shared_prefix)["compute_bound"], dtype=bool), batches.shape)
+    out = {"first_batch": None, "memory_bound_again": None, "searched_to": VERIFY_BOUND_SEARCH_MAX_BATCH}
+    if bound.any():
+        first = int(np.argmax(bound))
+        out["first_batch"] = int(batches[first])
+        after = ~bound[first:]
+        if after.any():
+            out["memory_bound_again"] = int(batches[first + int(np.argmax(after))])
+    return out
+
+
 def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating, shared_prefix) -> dict:
     """The verify pass's step_metrics: under `verify_engine` where speculating (an engine that gives its host overlap
     up while it speculates adds its host work: SGLang's spec V1 turns its overlap scheduler off; one whose prefix cache
@@ -713,7 +747,7 @@ def speculative_metrics(
 
     base = step_metrics(hw, target, b, 1, s, dep, engine=engine, shared_prefix=shared_prefix)
     spec_engine = speculating_engine(engine)  # its prefix cache where it keeps it while speculating
-    verify_engine = spec_engine if spec_engine.host_overlap_speculating else dataclasses.replace(spec_engine, host_overlap=False)
+    verify_engine = _verify_engine(engine)
     verify = _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
     drafter = drafter_spec(method, target, draft, draft_vocab)
     elsewhere = draft_hw is not None and drafter is not None
@@ -1118,6 +1152,11 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         draft_launch_bound=bool(np.any(point["draft_launch_bound"])),  # eager draft passes set by their launches
         verify_bound=("launch" if bool(point["verify_launch_bound"]) else
                       "compute" if bool(point["verify_compute_bound"]) else "memory"),
+        # the batches where this k's verify pass is compute-bound (qa495: the mini-prefill's edge, bisected by hand):
+        # verify_compute_bound_batches' {first_batch, memory_bound_again, searched_to}; None where nothing drafts
+        verify_compute_bound=(verify_compute_bound_batches(
+            hw, target, context, (tree_nodes + 1.0) if tree_nodes is not None else k + 1.0, dep or deployment(target),
+            engine or IDEAL, shared_prefix) if speculates(method, k) else None),
         drafter_overlaps=bool(np.any(point["drafter_overlaps"])),
         draft_hardware=None if draft_hw is None else draft_hw.name,
         drafter_waits_for_target=bool(draft_hw is not None and method in HEAD_DRAFTERS),

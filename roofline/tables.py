@@ -816,7 +816,24 @@ def _verify_text(spec: dict, p: dict) -> str:
                 "the decode step's" if c.get("allreduce_message_bytes") else "")  # (qa417: M = B_a q h a, q its tokens)
     return (f"{format_seconds(spec['verify_time_s'])}  ({_verify_overhead_bound(spec, p)}{spec['verify_bound']}-bound; "
             f"{p['batch'] * per_sequence:,} tokens a pass, {spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step"
-            f"{messages}{added})")
+            f"{_verify_edge_text(spec, per_sequence)}{messages}{added})")
+
+
+def _verify_edge_text(spec: dict, per_sequence: int) -> str:
+    """'; compute-bound from batch 73, 292 tokens a pass': where this k's verify pass turns compute-bound
+    (speculation.verify_compute_bound_batches), the mini-prefill's edge (qa495: bisected by hand), with where it is
+    memory-bound again (its KV reads) and whether it fits; 'memory-bound at every batch to 4,096' where it never does."""
+    edge = spec.get("verify_compute_bound")
+    if not edge:
+        return ""
+    first, again = edge["first_batch"], edge["memory_bound_again"]
+    if first is None:
+        return f"; memory-bound at every batch to {edge['searched_to']:,}"
+    text = f"; compute-bound from batch {first:,}, {first * per_sequence:,} tokens a pass"
+    if again is not None:
+        text = (f"; compute-bound at batch {first:,} ({first * per_sequence:,} tokens a pass) to {again - 1:,}, memory-bound "
+                f"again from {again:,} (its KV reads)")
+    return text + (f", past the {spec['max_batch']:,} that fit" if first > spec.get("max_batch", first) else "")
 
 
 def _verify_overhead_bound(spec: dict, p: dict) -> str:

@@ -349,9 +349,11 @@ def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figu
         return [w for w in p["warnings"] if phrase in w]
 
     big = roofline.predict("h100-sxm", "llama-3.1-70b", 300, 512, tp=4, method="eagle", k=4, alpha=0.6)
-    assert re.search(r"verify pass +[\d.]+ ms  \(compute-bound; 1,500 tokens a pass, [\d.]+x the decode step; its tp all-reduces of ", predict_table(big))
+    assert re.search(r"verify pass +[\d.]+ ms  \(compute-bound; 1,500 tokens a pass, [\d.]+x the decode step; compute-bound "
+                     r"from batch \d+, [\d,]+ tokens a pass; its tp all-reduces of ", predict_table(big))
     small = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=4, alpha=0.6, engine="ideal")
-    assert re.search(r"verify pass +[\d.]+ ms  \(memory-bound; 5 tokens a pass, 1\.0\dx the decode step\)", predict_table(small))
+    assert re.search(r"verify pass +[\d.]+ ms  \(memory-bound; 5 tokens a pass, 1\.0\dx the decode step; compute-bound from "
+                     r"batch \d+, [\d,]+ tokens a pass\)", predict_table(small))
     assert notes(big, "run optimistic (docs/ACCURACY.md), so read this speedup as an upper estimate")
     assert not notes(small, "upper estimate")  # ideal, and batch 1
     at16 = roofline.predict("h100-sxm", "llama-3.1-70b", 16, 512, tp=4, method="eagle", k=4, alpha=0.6)
