@@ -66,3 +66,20 @@ def test_a_rent_read_back_without_a_throughput_column_is_the_speed_per_user_time
     df = _rows((60.0, 1.0, 50)).drop(columns="tokens_per_s")
     fleet = fleet_picks(df, 50.0, 100)["plain"]
     assert fleet["replicas"] == 2 and fleet["usd_per_hour"] == pytest.approx(21.6)
+
+
+@pytest.mark.slow
+def test_a_note_said_of_the_pick_is_not_said_again_of_a_fleet_that_is_the_picks_row(tmp_path, roofline):
+    """256 users at 10 tokens/s on one H100 under SGLang with EAGLE: the speculation fleet is the pick's own row (batch
+    256, one replica), so SGLang's cap of 48 sequences while speculating is said once, of the pick, not again as 'the
+    speculation fleet: ...' (qa493's survivor M67: the fleet's notes without the pick's left out)."""
+    scenario = tmp_path / "fn.yaml"
+    scenario.write_text("name: fn\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: sglang\nmethod: eagle\n"
+                        "axes:\n  batch: [8, 64, 256, 1024]\n  context: [1024]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    code, _, err = roofline("sweep", str(scenario), "--out", str(tmp_path / "sw"), "--no-plots")
+    assert code == 0, err
+    code, out, _ = roofline("cheapest", str(tmp_path / "sw"), "--min-tokens-per-user", "10", "--users", "256")
+    fleet = next(x for x in out.splitlines() if x.startswith("  speculation  $") and "an hour" in x)
+    assert code == 0 and "1 replica" in fleet and "sglang, batch 256," in fleet, fleet
+    assert out.count("batch 256 while speculating under sglang: it runs at most 48 sequences") == 1, out
+    assert "note: the speculation pick: batch 256 while speculating under sglang" in out
