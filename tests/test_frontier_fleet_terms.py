@@ -83,3 +83,27 @@ def test_a_note_said_of_the_pick_is_not_said_again_of_a_fleet_that_is_the_picks_
     assert code == 0 and "1 replica" in fleet and "sglang, batch 256," in fleet, fleet
     assert out.count("batch 256 while speculating under sglang: it runs at most 48 sequences") == 1, out
     assert "note: the speculation pick: batch 256 while speculating under sglang" in out
+
+
+@pytest.mark.slow
+def test_a_fleet_computed_now_after_a_price_change_is_costed_at_the_tables_prices(tmp_path, roofline, monkeypatch):
+    """A copy of MI325X swept at $1.85 a device-hour, then set to $2.60: the fleet for 1,000 users at 30 tokens/s is a
+    batch computed now (9 replicas of batch 112 by the model today), and its line costs it at the table's price, as every
+    row of the table: 4 devices x $1.85 / (S tokens/s per user x B x 3,600 s) x 1e6 a million tokens, $0.580 at 31.6
+    tokens/s per user, not $2.60's $0.815 (qa493's survivor M60: refine_fleet's points left at the price now)."""
+    import re
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user"))
+    assert roofline("hw", "new", "mi3c", "--from", "mi325x", "--set", "price=1.85 USD/h")[0] == 0
+    scenario = tmp_path / "fl.yaml"
+    scenario.write_text("name: fl\nhardware: [h200, mi3c]\nmodel: llama-3.1-70b\nmethod: none\ntp: 4\n"
+                        "axes:\n  batch: [16, 64, 256]\n  context: [4096]\n")
+    assert roofline("sweep", str(scenario), "--out", str(tmp_path / "sw"), "--no-plots")[0] == 0
+    assert roofline("hw", "set", "mi3c", "price=2.60 USD/h")[0] == 0
+    code, out, _ = roofline("cheapest", str(tmp_path / "sw"), "--min-tokens-per-user", "30", "--users", "1000")
+    fleet = re.search(r"  plain +\$([\d,.]+) an hour, (\d+) replicas, (\d+) devices, each: \$([\d.]+) at ([\d.]+) tokens/s "
+                      r"per user: llama-3.1-70b on mi3c x 4 \(tp 4\), vllm, batch (\d+),", out)
+    assert code == 0 and fleet, out
+    rent, replicas, devices, cost, speed, batch = (float(g.replace(",", "")) for g in fleet.groups())
+    assert batch not in (16, 64, 256) and devices == 4 * replicas and rent == pytest.approx(devices * 1.85)
+    assert cost == pytest.approx(4 * 1.85 / (speed * batch * 3600) * 1e6, rel=0.005)
