@@ -650,20 +650,30 @@ def verify_compute_bound_batches(hw: HardwareSpec, target: ModelSpec, context, q
     VERIFY_BOUND_SEARCH_MAX_BATCH evaluated under the engine as it speculates (_verify_engine), memory or not:
 
         first_batch          the smallest batch whose pass is compute-bound (None: none to the search's end)
-        memory_bound_again   the smallest memory-bound batch past it (None: none): KV reads grow with the batch
+        memory_bound_again   the smallest memory-bound batch past it (None: none): KV reads grow with the batch, and
+                             near the crossing tile padding and kernel latencies can flip it back for a batch or two
+        from_batch           where the last run of compute-bound batches starts, to the search's end (None: it ends
+                             memory-bound)
+        runs                 every run of compute-bound batches, [first, last] (qa496: batch 117 alone, then 121 on)
         searched_to          VERIFY_BOUND_SEARCH_MAX_BATCH
 
     (the mini-prefill's edge: below first_batch a pass of B q tokens costs about a decode step of B)."""
     batches = np.arange(1, VERIFY_BOUND_SEARCH_MAX_BATCH + 1, dtype=np.float64)
     bound = np.broadcast_to(np.asarray(_verify_metrics(hw, target, batches, q, context, dep, engine, _verify_engine(engine),
                                                        True, shared_prefix)["compute_bound"], dtype=bool), batches.shape)
-    out = {"first_batch": None, "memory_bound_again": None, "searched_to": VERIFY_BOUND_SEARCH_MAX_BATCH}
+    out = {"first_batch": None, "memory_bound_again": None, "from_batch": None, "runs": [],
+           "searched_to": VERIFY_BOUND_SEARCH_MAX_BATCH}
     if bound.any():
         first = int(np.argmax(bound))
         out["first_batch"] = int(batches[first])
         after = ~bound[first:]
         if after.any():
             out["memory_bound_again"] = int(batches[first + int(np.argmax(after))])
+        edges = np.diff(np.concatenate([[0], bound.astype(np.int8), [0]]))
+        out["runs"] = [[int(batches[i]), int(batches[j - 1])] for i, j in zip(np.flatnonzero(edges == 1),
+                                                                               np.flatnonzero(edges == -1))]
+        if bound[-1]:
+            out["from_batch"] = out["runs"][-1][0]
     return out
 
 

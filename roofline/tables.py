@@ -821,18 +821,33 @@ def _verify_text(spec: dict, p: dict) -> str:
 
 def _verify_edge_text(spec: dict, per_sequence: int) -> str:
     """'; compute-bound from batch 73, 292 tokens a pass': where this k's verify pass turns compute-bound
-    (speculation.verify_compute_bound_batches), the mini-prefill's edge (qa495: bisected by hand), with where it is
-    memory-bound again (its KV reads) and whether it fits; 'memory-bound at every batch to 4,096' where it never does."""
+    (speculation.verify_compute_bound_batches), the mini-prefill's edge (qa495: bisected by hand); a run before the
+    last said beside it ('(and at batch 117 before it)', qa496: said as a run from 117 to 117, memory-bound again from
+    118 'its KV reads', where from 121 on it is compute-bound again); where it ends memory-bound, the runs and where it
+    turns memory-bound again; 'memory-bound at every batch to 4,096' where it never is; whether it fits."""
     edge = spec.get("verify_compute_bound")
     if not edge:
         return ""
-    first, again = edge["first_batch"], edge["memory_bound_again"]
+    first, runs = edge["first_batch"], [tuple(r) for r in edge.get("runs") or []]
     if first is None:
         return f"; memory-bound at every batch to {edge['searched_to']:,}"
-    text = f"; compute-bound from batch {first:,}, {first * per_sequence:,} tokens a pass"
-    if again is not None:
-        text = (f"; compute-bound at batch {first:,} ({first * per_sequence:,} tokens a pass) to {again - 1:,}, memory-bound "
-                f"again from {again:,} (its KV reads)")
+
+    def span(run: tuple) -> str:
+        return f"{run[0]:,}" if run[0] == run[1] else f"{run[0]:,}-{run[1]:,}"
+
+    def listed(spans: list) -> str:
+        shown = [span(r) for r in spans[:3]] + ([f"{len(spans) - 3} more"] if len(spans) > 3 else [])
+        word = "batch" if len(spans) == 1 and spans[0][0] == spans[0][1] else "batches"
+        return f"{word} {spoken_list(shown)}"
+
+    start = edge.get("from_batch")
+    if start is not None:
+        before = [r for r in runs if r[1] < start]
+        text = (f"; compute-bound from batch {start:,}, {start * per_sequence:,} tokens a pass"
+                + (f" (and at {listed(before)} before it)" if before else ""))
+    else:
+        text = (f"; compute-bound at {listed(runs)} (from {first * per_sequence:,} tokens a pass), memory-bound again from "
+                f"{runs[-1][1] + 1:,} (its KV reads grow with the batch)")
     return text + (f", past the {spec['max_batch']:,} that fit" if first > spec.get("max_batch", first) else "")
 
 
@@ -949,8 +964,9 @@ def _serving_text(part: dict, p: dict) -> str:
     new = p["prompt"] - cached
     tokens = (f"{new:,} token{'' if new == 1 else 's'} (the {cached:,} of the shared prefix cached)" if cached
               else f"{p['prompt']:,} tokens")  # (qa354: '1 tokens')
-    return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
-            f"{tokens}, each adding {format_seconds(part['prefill_stall_s'])}{_drafter_stall_text(part)} to the batch's decode, over "
+    one = b - 1 == 1  # (qa496: '+ 1 arriving prefills')
+    return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefill{'' if one else 's'} of "
+            f"{tokens}, {'' if one else 'each '}adding {format_seconds(part['prefill_stall_s'])}{_drafter_stall_text(part)} to the batch's decode, over "
             f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)
             + unreachable)
 

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.slow  # each predict searches its break-even and best k
 
 def test_the_ideal_verify_pass_of_k_4_turns_compute_bound_where_the_mlp_crosses_the_ridge():
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=4, alpha=0.6, engine="ideal")
-    assert p["spec"]["verify_compute_bound"] == {"first_batch": 61, "memory_bound_again": None, "searched_to": 4096}
+    assert p["spec"]["verify_compute_bound"] == {"first_batch": 61, "memory_bound_again": None, "from_batch": 61,
+                                                 "runs": [[61, 4096]], "searched_to": 4096}
     assert "; compute-bound from batch 61, 305 tokens a pass)" in predict_table(p)
 
 
@@ -48,3 +49,25 @@ def test_at_long_context_the_kv_reads_keep_every_verify_pass_memory_bound():
 def test_plain_decoding_says_no_verify_edge():
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 16, 1024, method="eagle", k=0, alpha=0.8)
     assert p["spec"]["verify_compute_bound"] is None
+
+
+def test_a_run_before_the_last_is_said_beside_it_not_as_a_run_to_itself():
+    """SGLang at tp 8, n-gram k 3: the verify pass is compute-bound at batch 117 alone, memory-bound at 118-120, and
+    compute-bound from 121 on (near the crossing the flag zigzags); it was said 'compute-bound at batch 117 (468 tokens
+    a pass) to 117, memory-bound again from 118 (its KV reads)' (qa496)."""
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 4, 1024, engine="sglang", tp=8, method="ngram", k=3, alpha=0.5)
+    edge = p["spec"]["verify_compute_bound"]
+    assert edge["runs"] == [[117, 117], [121, 4096]] and edge["from_batch"] == 121 and edge["memory_bound_again"] == 118
+    (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    verify pass ")]
+    assert "; compute-bound from batch 121, 484 tokens a pass (and at batch 117 before it);" in line, line
+
+
+def test_a_pass_that_ends_memory_bound_says_its_runs_and_where_it_turns_back():
+    """vllm, k 1 at 1k context: compute-bound at batches 153-154 and 161-163 only, then memory-bound again from 164 as
+    the KV reads grow with the batch (2 x 153 = 306 tokens a pass at the first)."""
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 16, 1024, method="eagle", k=1, alpha=0.8)
+    edge = p["spec"]["verify_compute_bound"]
+    assert edge["runs"] == [[153, 154], [161, 163]] and edge["from_batch"] is None and edge["memory_bound_again"] == 155
+    (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    verify pass ")]
+    assert ("; compute-bound at batches 153-154 and 161-163 (from 306 tokens a pass), memory-bound again from 164 (its KV "
+            "reads grow with the batch))") in line, line
