@@ -454,7 +454,8 @@ def _iteration_text(spec: dict) -> str:
         one = spec["draft_time_s"] / spec["k"]
         kept = spec.get("draft_bookkeeping_time_s", 0.0) / spec["k"]  # the engine's bookkeeping a draft step, within `one`
         launched += (f" ({spec['k']} pass{'es' if spec['k'] != 1 else ''} of {format_seconds(one)}"  # (qa378: '1 passes')
-                     + (f", each with {format_seconds(kept)} of the engine's bookkeeping" if kept > 0 else "")
+                     + (f", {'each ' if spec['k'] != 1 else ''}with {format_seconds(kept)} of the engine's bookkeeping"
+                        if kept > 0 else "")  # (qa496: '1 pass of 10.3 ms, each with')
                      + f", c = {spec['draft_cost_ratio']:.3g} of a decode step"
                      + (f", {spec['draft_pass_cost_ratio']:.3g} for the drafter's pass alone" if kept > 0 else "") + ")")
         # (qa396: c of the pass and the engine's spec_per_draft_step read as the drafter's pass alone)

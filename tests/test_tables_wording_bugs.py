@@ -25,3 +25,11 @@ def test_a_verify_pass_compute_bound_at_one_batch_alone_is_not_said_from_it_to_i
     assert edge["first_batch"] == 117 and edge["memory_bound_again"] == 118
     (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    verify pass ")]
     assert "to 117," not in line, line
+
+
+def test_one_draft_pass_is_not_said_each():
+    """k 1: '1 pass of X, with Y of the engine's bookkeeping', not 'each with' of one pass (qa496); k 2: 'each with'."""
+    for k, said in ((1, "(1 pass of "), (2, "(2 passes of ")):
+        p = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=k, alpha=0.8)
+        (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    iteration ")]
+        assert said in line and ("each with" in line) is (k > 1) and " with " in line, line
