@@ -667,7 +667,7 @@ def test_the_iteration_line_names_each_part_of_its_sum():
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
     one = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=1)  # qa378: '1 passes of'
-    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, each with [0-9.]+ [um]?s of the engine's bookkeeping, c = ",
+    assert re.search(r"iteration +.* \(1 pass of [0-9.]+ [um]?s, with [0-9.]+ [um]?s of the engine's bookkeeping, c = ",
                      predict_table(one)), predict_table(one)
     two = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", alpha=0.8, k=2)
     assert re.search(r"iteration +.* \(2 passes of [0-9.]+ [um]?s, each with [0-9.]+ [um]?s of", predict_table(two)), predict_table(two)
