@@ -1118,6 +1118,37 @@ def option_profile(option: str, loader, name: str, profiles: tuple):
         raise said_as(exc, f"command line: {option}: {exc}") from None
 
 
+def _model_key(text: str) -> str:
+    """A model's name as letters and digits, lower case: 'meta-llama/Llama-3.1-8B-Instruct' -> 'llama318binstruct'
+    (its repository's last part), 'llama-3.1-8b' -> 'llama318b'."""
+    return re.sub(r"[^a-z0-9]", "", str(text).strip().rstrip("/").rsplit("/", 1)[-1].lower())
+
+
+def _check_model_id(result: dict, path: Path, n: int, model_spec: ModelSpec, profiles: tuple, told: set) -> set:
+    """A result's recorded model (vLLM's model_id: the repository or folder the server loaded) against --model: refused
+    where it names another model profile on the search path and not --model's (qa497: a Qwen3-30B-A3B run converted as
+    Llama-3.1-8B in silence, its costs then fitted to the wrong model), said once where it names none (a fine-tune, a
+    local folder, a model of the same architecture without a profile: written as --model's). A name names a profile
+    whose name, as letters and digits (_model_key), is in it; of several, the longest."""
+    recorded = result.get("model_id")
+    if not isinstance(recorded, str) or not recorded.strip():
+        return told
+    from roofline.profiles import profile_paths
+
+    key = _model_key(recorded)
+    named = [name for name in profile_paths("model", tuple(profiles)) if _model_key(name) and _model_key(name) in key]
+    if _model_key(model_spec.name) in key:
+        return told
+    if named:
+        other = max(named, key=lambda name: len(_model_key(name)))
+        raise RooflineError(f"{path}: result {n}: model_id: expected a run of {model_spec.name} (--model), found "
+                            f"{recorded!r}, a run of {other}: pass --model {other}, or convert each model's results apart")
+    if recorded not in told:
+        warn(f"{path}: result {n}: model_id {recorded!r} names no model profile: its rows are written as "
+             f"{model_spec.name}'s (--model), whose architecture they are priced with")
+    return told | {recorded}
+
+
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
                       gpus: int | None = None, weight_dtype: str | None = None, kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
@@ -1234,6 +1265,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     rows, seen, results_seen = [], set(), {}
     told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
     told_in_flight: set[Path] = set()  # files whose mean in flight no record gives, said
+    told_model_id: set[str] = set()  # model ids that name no model profile, said once each
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
         try:  # one file under two names (a link, a hard link) is the same file
@@ -1262,6 +1294,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                        if path.name.endswith(".pytorch.json") else
                                        "; an offline throughput run (no requests timed one by one): run the serving "
                                        "benchmark against a server" if "output_throughput" in result else ""))
+            told_model_id = _check_model_id(result, path, n, model_spec, profiles, told_model_id)
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             if completed != round(completed):  # (qa468: 7.5 requests read, lengths divided by it)
                 raise field_error(f"{path}: result {n}", "completed", "a whole number of completed requests", result["completed"])

@@ -385,6 +385,9 @@ VLLM_RESULT = {"date": "20250601-120000", "backend": "vllm", "model_id": "meta-l
                "num_prompts": 320, "request_rate": "inf", "max_concurrency": 32, "duration": 60.0, "completed": 320,
                "total_input_tokens": 327680, "total_output_tokens": 163840, "output_throughput": 2730.7,
                "mean_tpot_ms": 11.2, "mean_itl_ms": 11.0}  # no mean_ttft_ms: no mean in flight (of the means, below)
+# a result of no recorded model (a model_id names the model convert checks --model against): the tests converting
+# one run as several models
+UNNAMED_RESULT = {key: value for key, value in VLLM_RESULT.items() if key != "model_id"}
 
 
 def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path):
@@ -463,7 +466,7 @@ def test_convert_warns_of_a_draft_model_no_smaller_than_its_target_as_predict_do
     """qa468: a draft model as large as its target (Llama 3.2 3B drafting for Llama 3.2 1B) was converted in silence,
     where predict says a draft pass then costs a decode step or more; a draft of another tokenizer is said too."""
     path = tmp_path / "run.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6}))
+    path.write_text(json.dumps({**UNNAMED_RESULT, "spec_decode_acceptance_length": 2.6}))
     with pytest.warns(RooflineWarning, match=r"run\.json: draft model llama-3\.2-3b \(3\.21B parameters\) is no smaller than "
                                              r"its target llama-3\.2-1b \(1\.24B\)"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.2-1b", method="draft", k=3, draft="llama-3.2-3b")
@@ -712,7 +715,7 @@ def test_convert_without_a_weight_dtype_writes_the_checkpoint_as_published(tmp_p
     """qa177: --weight-dtype defaulted to bf16, which since session 37 names an all-bf16 model where bf16 is not the
     dtype of most weight bytes: gpt-oss's MXFP4 run was predicted as its BF16 re-export, DeepSeek-V3 (fp8) refused."""
     path = tmp_path / "run.json"
-    path.write_text(json.dumps(VLLM_RESULT))
+    path.write_text(json.dumps(UNNAMED_RESULT))
     for model, tp, label in (("gpt-oss-120b", 4, "mxfp4"), ("deepseek-v3", 8, "fp8"), ("llama-3.1-8b", 1, "bf16")):
         raw = convert_benchmark(path, hardware="h200", model=model, tp=tp)
         assert set(raw["weight_dtype"]) == {label}, (model, set(raw["weight_dtype"]))
@@ -785,17 +788,17 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
     without --method as plain decoding (its acceptance length dropped); vLLM's --append-result lines as SGLang's; an
     --engine typo, predicted with the default engine; and a draft-model run could not be converted at all."""
     path = tmp_path / "c1.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1, "output_throughput": 100.0}))
+    path.write_text(json.dumps({**UNNAMED_RESULT, "max_concurrency": 1, "output_throughput": 100.0}))
     with pytest.raises(RooflineError, match=r"c1.json: result 1: max_concurrency: expected no recorded concurrency beside --batch 8"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=8)
     assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=1)["batch"]) == {"1"}
     eagle = tmp_path / "eagle.json"
-    eagle.write_text(json.dumps({**VLLM_RESULT, "backend": "openai", "spec_decode_acceptance_length": 2.6}))
+    eagle.write_text(json.dumps({**UNNAMED_RESULT, "backend": "openai", "spec_decode_acceptance_length": 2.6}))
     with pytest.raises(RooflineError, match=r"spec_decode_acceptance_length: expected a plain run with --method none "
                                             r"\(this one speculated: pass its --method and --k\), found '2.6'"):
         convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-8b")
     appended = tmp_path / "appended.json"  # vllm bench serve --append-result: one JSON object a line, backend openai
-    appended.write_text("\n".join(json.dumps({**VLLM_RESULT, "backend": "openai", "max_concurrency": c,
+    appended.write_text("\n".join(json.dumps({**UNNAMED_RESULT, "backend": "openai", "max_concurrency": c,
                                                "output_throughput": 90.0 * c}) for c in (1, 8)) + "\n")
     assert set(convert_benchmark(appended, hardware="h100-sxm", model="llama-3.1-8b")["engine"]) == {"vllm"}
     for typo in ("vlm", "vllm-v0", "sglang-early", "vllm 0.6"):  # a version goes in --engine-version
@@ -805,12 +808,12 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
         assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine=spelling)["engine"]) == {slot}
     for bad in (0, -2, "2.5", float("nan")):  # a measured tau that cannot be read stood in silence for the default rates
         unreadable = tmp_path / "unreadable.json"
-        unreadable.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": bad}))
+        unreadable.write_text(json.dumps({**UNNAMED_RESULT, "spec_decode_acceptance_length": bad}))
         with pytest.raises(RooflineError, match=r"unreadable.json: result 1: spec_decode_acceptance_length: expected tokens per "
                                                 r"iteration, a number >= 1"):
             convert_benchmark(unreadable, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     mixed = tmp_path / "mixed.json"  # one plain and one speculative result, converted as eagle
-    mixed.write_text("\n".join(json.dumps(r) for r in (VLLM_RESULT, {**VLLM_RESULT, "spec_decode_acceptance_length": 2.6})))
+    mixed.write_text("\n".join(json.dumps(r) for r in (UNNAMED_RESULT, {**UNNAMED_RESULT, "spec_decode_acceptance_length": 2.6})))
     with pytest.raises(RooflineError, match=r"mixed.json: result 1: acceptance length: expected one, as mixed.json result 2 record"):
         convert_benchmark(mixed, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     draft = convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-70b", tp=4, method="draft", k=3, draft="llama-3.2-1b")
@@ -823,7 +826,7 @@ def test_a_deployment_the_model_does_not_fit_on_is_left_out_with_its_reason_and_
     """Llama-3.1-405B on one H100 (a forgotten --tp) was converted, then predicted at a batch of 1 the device cannot
     hold: accuracy printed a 1925% median error without a word, and fit ran on those rows."""
     path = tmp_path / "c1.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1, "output_throughput": 50.0}))
+    path.write_text(json.dumps({**UNNAMED_RESULT, "max_concurrency": 1, "output_throughput": 50.0}))
     with pytest.raises(RooflineError, match=r"c1.json \(result 1\): does not fit in memory: not one sequence of 1,536 tokens "
                                             r"fits beside llama-3.1-405b's weights on 1 x h100-sxm \(tp 1, bf16 weights\): give the "
                                             r"layout the server ran \(--tp, --gpus, --weight-dtype\)$"):
@@ -1003,7 +1006,7 @@ def test_convert_warns_where_sglangs_tp_that_counts_its_attention_groups_is_read
     import warnings
 
     path = tmp_path / "r.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "backend": "sglang"}))
+    path.write_text(json.dumps({**UNNAMED_RESULT, "backend": "sglang"}))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=8, dp_attention=8, ep=8, weight_dtype="fp8",
@@ -1011,7 +1014,7 @@ def test_convert_warns_where_sglangs_tp_that_counts_its_attention_groups_is_read
     assert set(rows["gpus"].astype(int)) == {64}
     assert any("--tp 8 --dp-attention 8 is 64 GPUs" in str(w.message) and "--tp 1 --dp-attention 8" in str(w.message) for w in caught)
     vllm_run = tmp_path / "v.json"  # a vLLM result: its tp is each group's already (qa85)
-    vllm_run.write_text(json.dumps(VLLM_RESULT))
+    vllm_run.write_text(json.dumps(UNNAMED_RESULT))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         convert_benchmark(vllm_run, hardware="h200", model="deepseek-v3", tp=8, dp_attention=8, ep=8, weight_dtype="fp8", kv_dtype="bf16")

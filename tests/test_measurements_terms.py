@@ -217,3 +217,44 @@ def test_convert_refuses_a_json_true_where_a_count_belongs(tmp_path, field, expe
     with pytest.raises(RooflineError) as err:
         convert(tmp_path, {**RESULT, field: True})
     assert str(err.value) == f"{tmp_path / 'run.json'}: result 1: {field}: expected {expected}, found true"
+
+
+def _result_of(tmp_path, model_id):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**RESULT, "model_id": model_id}))
+    return path
+
+
+def test_convert_refuses_a_run_whose_model_id_names_another_model_profile(tmp_path):
+    """A Qwen3-30B-A3B run given as --model llama-3.1-8b is refused in one line naming the model it is (qa497: written as
+    Llama rows in silence, then fitted); the run's own model, under any spelling of its repository, is taken."""
+    path = _result_of(tmp_path, "Qwen/Qwen3-30B-A3B")
+    with pytest.raises(RooflineError) as err:
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert str(err.value) == (f"{path}: result 1: model_id: expected a run of llama-3.1-8b (--model), found "
+                              "'Qwen/Qwen3-30B-A3B', a run of qwen3-30b-a3b: pass --model qwen3-30b-a3b, or convert each "
+                              "model's results apart")
+    assert len(convert_benchmark(path, hardware="h100-sxm", model="qwen3-30b-a3b")) == 2
+    for spelling in ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B", "/models/llama_3.1_8b_fp8/"):
+        assert len(convert_benchmark(_result_of(tmp_path, spelling), hardware="h100-sxm", model="llama-3.1-8b")) == 2
+
+
+def test_convert_names_the_longest_profile_a_model_id_holds(tmp_path):
+    """'Llama-3.1-70B-Instruct' holds llama-3.1-70b, not llama-3.1-8b's letters ('llama3170b' has no 'llama318b'), and
+    DeepSeek-V3.1 holds deepseek-v3 (the same architecture: taken)."""
+    with pytest.raises(RooflineError, match=r"a run of llama-3\.1-70b: pass --model llama-3\.1-70b"):
+        convert_benchmark(_result_of(tmp_path, "meta-llama/Llama-3.1-70B-Instruct"), hardware="h100-sxm", model="llama-3.1-8b")
+    rows = convert_benchmark(_result_of(tmp_path, "deepseek-ai/DeepSeek-V3.1"), hardware="h200", model="deepseek-v3", tp=8)
+    assert set(rows["model"]) == {"deepseek-v3"}
+
+
+def test_a_model_id_naming_no_profile_is_said_once_and_written_as_the_models(tmp_path):
+    """A fine-tune or a folder of no profile's name: said once, its rows written as --model's."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps({**RESULT, "model_id": "acme/support-bot-v2", "max_concurrency": c}) for c in (32, 16)))
+    with pytest.warns(Warning) as caught:
+        rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    said = [str(w.message) for w in caught if "names no model profile" in str(w.message)]
+    assert said == [f"{path}: result 1: model_id 'acme/support-bot-v2' names no model profile: its rows are written as "
+                    "llama-3.1-8b's (--model), whose architecture they are priced with"], said
+    assert set(rows["model"]) == {"llama-3.1-8b"} and len(rows) == 4
