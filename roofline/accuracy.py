@@ -384,8 +384,10 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
                    profiles: tuple = (), split: str = "heldout") -> dict:
     """Run the comparison and write accuracy.csv (every row), summary.json and predicted_vs_measured.png
     into the folder `out` (replaced only with force). Returns the summary (headline first)."""
-    from roofline.outputs import staged_dir
+    from roofline.outputs import check_kind, check_writable, staged_dir
 
+    check_kind(Path(out), "accuracy")  # before the rows are read and predicted: a folder it may not replace is refused
+    check_writable(Path(out), force)  # in one line, not after their warnings (qa497); staged_dir checks again
     file = str(Path(path) if path is not None else default_measurements_path())
     df = accuracy_table(file, engine, profiles, split)
     label = engine_label(engine)

@@ -1296,6 +1296,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                        "benchmark against a server" if "output_throughput" in result else ""))
             told_model_id = _check_model_id(result, path, n, model_spec, profiles, told_model_id)
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
+            duration = result.get("duration")
+            if duration is not None and _positive(duration) is None:  # qa497: 0 s read as no duration, a warning only
+                raise field_error(f"{path}: result {n}", "duration", "the run's length in seconds, above 0", duration)
             if completed != round(completed):  # (qa468: 7.5 requests read, lengths divided by it)
                 raise field_error(f"{path}: result {n}", "completed", "a whole number of completed requests", result["completed"])
             original_cap = result.get("max_concurrency")  # as the file gives it (0, or 0.0)

@@ -1,6 +1,7 @@
 """Measurements reading, checking and converting (measurements.py) the suite did not pin, found by mutation testing (qa491)."""
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -258,3 +259,14 @@ def test_a_model_id_naming_no_profile_is_said_once_and_written_as_the_models(tmp
     assert said == [f"{path}: result 1: model_id 'acme/support-bot-v2' names no model profile: its rows are written as "
                     "llama-3.1-8b's (--model), whose architecture they are priced with"], said
     assert set(rows["model"]) == {"llama-3.1-8b"} and len(rows) == 4
+
+
+@pytest.mark.parametrize("duration", [0, -5.0, "60"])
+def test_convert_refuses_a_duration_that_is_no_length_of_time(tmp_path, duration):
+    """A run of 0 s (or a negative or quoted one) cannot have run its requests: refused in one line, as completed 0 is
+    (qa497: read as no duration, a warning, and its rows written)."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**RESULT, "duration": duration}))
+    with pytest.raises(RooflineError, match=rf"^{re.escape(str(path))}: result 1: duration: expected the run's length in "
+                                            r"seconds, above 0, found "):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
