@@ -1163,7 +1163,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         verify_bound=("launch" if bool(point["verify_launch_bound"]) else
                       "compute" if bool(point["verify_compute_bound"]) else "memory"),
         # the batches where this k's verify pass is compute-bound (qa495: the mini-prefill's edge, bisected by hand):
-        # verify_compute_bound_batches' {first_batch, memory_bound_again, searched_to}; None where nothing drafts
+        # verify_compute_bound_batches' {first_batch, memory_bound_again, from_batch, runs, searched_to}; None where nothing drafts
         verify_compute_bound=(verify_compute_bound_batches(
             hw, target, context, (tree_nodes + 1.0) if tree_nodes is not None else k + 1.0, dep or deployment(target),
             engine or IDEAL, shared_prefix) if speculates(method, k) else None),

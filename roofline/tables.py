@@ -641,7 +641,7 @@ OVERLAP_SAID_BELOW = 0.98  # the bytes' share of the step said beside their whol
 def _bytes_bandwidth_text(p: dict) -> str:
     """' at the derated bandwidth' (with the kernels' efficiencies below it), or where the engine's smooth overlap
     hides part of the bytes' time under compute (engine.bytes_set_time_s: t_m (t_m / t_op)^(p - 1), below t_m),
-    ' (of the 18.0 ms they take at the derated bandwidth; the rest overlaps compute)': bytes / derated bandwidth, the
+    ' (of the 18 ms they take at the derated bandwidth; the rest overlaps compute)': bytes / derated bandwidth, the
     time one works out by hand, said beside the part that sets the step (qa495: 16.5 ms read as a wrong division of
     51.3 GB by 2.85 TB/s)."""
     efficiencies = _efficiencies_text(p)
