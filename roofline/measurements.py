@@ -1135,7 +1135,8 @@ def _check_model_id(result: dict, path: Path, n: int, model_spec: ModelSpec, pro
         return told
     from roofline.profiles import profile_paths
 
-    key = _model_key(recorded)
+    key = _model_key(recorded).rsplit("distill", 1)[-1]  # a distilled model is its student's architecture, not its
+    # teacher's (qa498: DeepSeek-R1-Distill-Llama-8B refused as deepseek-r1)
     named = [name for name in profile_paths("model", tuple(profiles)) if _model_key(name) and _model_key(name) in key]
     if _model_key(model_spec.name) in key:
         return told

@@ -270,3 +270,12 @@ def test_convert_refuses_a_duration_that_is_no_length_of_time(tmp_path, duration
     with pytest.raises(RooflineError, match=rf"^{re.escape(str(path))}: result 1: duration: expected the run's length in "
                                             r"seconds, above 0, found "):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+
+
+def test_a_distilled_model_is_not_refused_as_its_teacher(tmp_path):
+    """DeepSeek-R1-Distill-Llama-8B is a Llama 3.1 8B fine-tune: not refused as deepseek-r1 (qa498), said as naming no
+    profile (its own name has no profile's) and written as --model's."""
+    path = _result_of(tmp_path, "deepseek-ai/DeepSeek-R1-Distill-Llama-8B")
+    with pytest.warns(Warning, match="names no model profile"):
+        rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert set(rows["model"]) == {"llama-3.1-8b"}
